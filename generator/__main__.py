@@ -1,0 +1,6 @@
+"""Run the command line as `python -m generator`."""
+
+from generator.cli import main
+
+if __name__ == "__main__":
+    main()

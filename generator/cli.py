@@ -1,0 +1,169 @@
+"""Command line: build, check, new, schema. Exit 0 on success, 1 on content errors, 2 on usage."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from generator import __version__
+from generator.build import BuildReport, build
+from generator.diagnostics import Level
+from generator.loader import display_path
+from generator.record_schema import record_schema
+from generator.scaffold import fresh_id, new_record_path, record_text, write_new_record
+from generator.schema import REPO_RE
+
+CONTENT_OPTION = click.option(
+    "--content",
+    "content",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("content"),
+    show_default=True,
+    help="The content folder (site.yaml, errors/, snippets/).",
+)
+STRICT_OPTION = click.option("--strict", is_flag=True, help="Treat warnings as errors.")
+
+
+def print_diagnostics(report: BuildReport) -> None:
+    for diagnostic in report.diagnostics:
+        click.echo(diagnostic.format(), err=True)
+    errors = sum(1 for d in report.diagnostics if d.level is Level.ERROR)
+    warnings = len(report.diagnostics) - errors
+    if errors or warnings:
+        click.echo(f"{errors} error(s), {warnings} warning(s)", err=True)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="errpages")
+def cli() -> None:
+    """errpages: build a static site with a page behind every error message."""
+
+
+@cli.command("build")
+@CONTENT_OPTION
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("site"),
+    show_default=True,
+    help="The output folder; replaced whole by a successful build.",
+)
+@click.option("--base-url", help="The site's public URL (overrides base_url in site.yaml).")
+@STRICT_OPTION
+@click.option("--quiet", "-q", is_flag=True, help="Print only problems.")
+@click.option("--verbose", "-v", is_flag=True, help="Print the time each stage took.")
+def build_command(
+    content: Path, out: Path, base_url: str | None, strict: bool, quiet: bool, verbose: bool
+) -> None:
+    """Build the site from the content folder."""
+    report = build(content, out, base_url=base_url, strict=strict)
+    print_diagnostics(report)
+    if verbose:
+        for stage, seconds in report.timings.items():
+            click.echo(f"  {stage:<9} {seconds * 1000:8.1f} ms", err=True)
+    if report.failed(strict) or not report.written:
+        click.echo(f"Build failed; {display_path(out)} was left as it was.", err=True)
+        sys.exit(1)
+    if not quiet:
+        pages = sum(1 for f in report.files if f.path.endswith(".html"))
+        total = sum(report.timings.values())
+        errors = len(report.site.records) if report.site else 0
+        click.echo(
+            f"Built {errors} errors: {pages} pages, {len(report.files)} files "
+            f"into {display_path(out)} in {total:.2f}s"
+        )
+
+
+@cli.command("check")
+@CONTENT_OPTION
+@STRICT_OPTION
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+)
+def check_command(content: Path, strict: bool, output_format: str) -> None:
+    """Validate the content and render it in memory, writing nothing."""
+    report = build(content, None, strict=strict)
+    if output_format == "json":
+        problems = [
+            {
+                "level": d.level.value,
+                "path": d.position.path,
+                "line": d.position.line,
+                "column": d.position.col,
+                "field": d.field,
+                "message": d.message,
+                "hint": d.hint,
+            }
+            for d in report.diagnostics
+        ]
+        click.echo(json.dumps({"ok": not report.failed(strict), "problems": problems}, indent=2))
+    else:
+        print_diagnostics(report)
+        if not report.failed(strict):
+            count = len(report.site.records) if report.site else 0
+            click.echo(f"{count} records OK")
+    sys.exit(1 if report.failed(strict) else 0)
+
+
+def ask(value: str | None, label: str) -> str:
+    """Take a flag's value, or ask for it on a terminal; without either it is a usage error."""
+    if value:
+        return value
+    if sys.stdin.isatty():
+        return str(click.prompt(label))
+    raise click.UsageError(f"missing --{label.lower()} (or run in a terminal to be asked)")
+
+
+@cli.command("new")
+@CONTENT_OPTION
+@click.option("--repo", help="owner/name of the project that raises the error.")
+@click.option("--exception", help="The exception type, e.g. ValueError.")
+@click.option("--message", help="The exact message, with {placeholders} for parts that vary.")
+@click.option("--force", is_flag=True, help="Replace an existing record file.")
+def new_command(
+    content: Path, repo: str | None, exception: str | None, message: str | None, force: bool
+) -> None:
+    """Scaffold a new error record with a fresh id."""
+    repo = ask(repo, "Repo")
+    if not REPO_RE.match(repo):
+        raise click.BadParameter(f"{repo!r} is not owner/name", param_hint="--repo")
+    exception = ask(exception, "Exception")
+    message = ask(message, "Message")
+    report = build(content, None) if content.is_dir() else BuildReport()
+    taken = {r.id for r in report.site.records} if report.site else set()
+    record_id = fresh_id(repo, exception, message, taken)
+    path = new_record_path(content, repo, message)
+    try:
+        write_new_record(path, record_text(repo, exception, message, record_id), force)
+    except FileExistsError:
+        click.echo(f"{display_path(path)} already exists; use --force to replace it.", err=True)
+        sys.exit(1)
+    click.echo(f"Wrote {display_path(path)} (id {record_id}). Fill in the fields it marks.")
+
+
+@cli.command("schema")
+@click.option(
+    "--write",
+    "write_to",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the schema to this file instead of printing it.",
+)
+def schema_command(write_to: Path | None) -> None:
+    """Print the record format as a JSON Schema."""
+    text = json.dumps(record_schema(), indent=2, ensure_ascii=False) + "\n"
+    if write_to is None:
+        click.echo(text, nl=False)
+    else:
+        write_to.parent.mkdir(parents=True, exist_ok=True)
+        write_to.write_text(text, encoding="utf-8")
+
+
+def main() -> None:
+    cli(prog_name="errpages")

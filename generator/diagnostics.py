@@ -1,0 +1,101 @@
+"""Diagnostics: every problem found in the content, with where it was found.
+
+Stages never raise on bad content; they return diagnostics so that one run
+reports every problem at once, each as `path:line:col: field: message`.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import Enum
+
+
+class Level(str, Enum):
+    WARNING = "warning"
+    ERROR = "error"
+
+
+@dataclass(frozen=True)
+class Position:
+    """A place in a content file: 1-based line and column."""
+
+    path: str
+    line: int = 0
+    col: int = 0
+
+    def __str__(self) -> str:
+        if self.line <= 0:
+            return self.path
+        return f"{self.path}:{self.line}:{max(self.col, 1)}"
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One problem: where, which field, what is wrong and what was expected."""
+
+    level: Level
+    position: Position
+    field: str
+    message: str
+    hint: str = ""
+    source_line: str = ""
+
+    def format(self) -> str:
+        """Render as `path:line:col: field: message`, the hint and the offending line below."""
+        head = f"{self.position}: "
+        if self.level is Level.WARNING:
+            head += "warning: "
+        if self.field:
+            head += f"{self.field}: "
+        lines = [head + self.message]
+        if self.source_line.strip():
+            lines.append(f"    {self.source_line.rstrip()}")
+            if self.position.col > 0:
+                lines.append("    " + " " * (self.position.col - 1) + "^")
+        if self.hint:
+            lines.append(f"    hint: {self.hint}")
+        return "\n".join(lines)
+
+
+def error(position: Position, field: str, message: str, hint: str = "") -> Diagnostic:
+    return Diagnostic(Level.ERROR, position, field, message, hint)
+
+
+def warning(position: Position, field: str, message: str, hint: str = "") -> Diagnostic:
+    return Diagnostic(Level.WARNING, position, field, message, hint)
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """Return a "did you mean …?" hint for the closest choice, or an empty string."""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f"did you mean '{close[0]}'?" if close else ""
+
+
+def has_errors(diagnostics: Iterable[Diagnostic], strict: bool = False) -> bool:
+    """Tell whether these diagnostics fail a build (warnings too when strict)."""
+    return any(d.level is Level.ERROR or strict for d in diagnostics)
+
+
+def sorted_diagnostics(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """Order diagnostics by file, line and column so reports read top to bottom."""
+    return sorted(
+        diagnostics,
+        key=lambda d: (d.position.path, d.position.line, d.position.col, d.field, d.message),
+    )
+
+
+def with_source_lines(
+    diagnostics: Iterable[Diagnostic], read_line: dict[str, list[str]]
+) -> list[Diagnostic]:
+    """Attach the offending source line to each diagnostic whose file text is known."""
+    result = []
+    for d in diagnostics:
+        lines = read_line.get(d.position.path)
+        if lines and 0 < d.position.line <= len(lines) and not d.source_line:
+            d = Diagnostic(
+                d.level, d.position, d.field, d.message, d.hint, lines[d.position.line - 1]
+            )
+        result.append(d)
+    return result

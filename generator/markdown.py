@@ -1,0 +1,80 @@
+"""The configured Markdown renderer: CommonMark, no raw HTML, safe links, highlighted fences."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+from urllib.parse import unquote
+
+from markdown_it import MarkdownIt
+from markdown_it.renderer import RendererHTML
+from markdown_it.token import Token
+from markdown_it.utils import EnvType, OptionsDict
+
+from generator.highlight import highlight_block
+
+SAFE_SCHEMES = ("http", "https", "mailto")
+SCHEME_RE = re.compile(r"^([a-z][a-z0-9+.\-]*):")
+# Browsers ignore these inside a scheme, so `java\tscript:` is still javascript:.
+IGNORED_IN_SCHEME_RE = re.compile(r"[\x00-\x20\x7f]+")
+HEADING_SHIFT = 2  # record Markdown sits under the page's h2 sections
+
+
+def is_safe_url(url: str) -> bool:
+    """Allow relative URLs, fragments and http(s)/mailto; refuse every other scheme."""
+    cleaned = IGNORED_IN_SCHEME_RE.sub("", unquote(url)).lower()
+    match = SCHEME_RE.match(cleaned)
+    return match is None or match.group(1) in SAFE_SCHEMES
+
+
+def _highlight_fence(code: str, language: str, _attrs: str) -> str:
+    return highlight_block(code, language.strip() or "text")
+
+
+def _shift_headings(state: Any) -> None:
+    for token in state.tokens:
+        if token.type in ("heading_open", "heading_close"):
+            level = min(int(token.tag[1]) + HEADING_SHIFT, 6)
+            token.tag = f"h{level}"
+
+
+def _mark_external_links(state: Any) -> None:
+    for block in state.tokens:
+        for token in block.children or []:
+            if token.type == "link_open" and str(token.attrGet("href") or "").startswith("http"):
+                token.attrSet("rel", "nofollow noopener noreferrer")
+
+
+def _render_fence(
+    self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
+    token = tokens[idx]
+    language = token.info.strip().split(maxsplit=1)[0] if token.info.strip() else "text"
+    return highlight_block(token.content, language) + "\n"
+
+
+@lru_cache(maxsize=1)
+def markdown_renderer() -> MarkdownIt:
+    """Build the one Markdown renderer every field goes through."""
+    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+    md.enable(["table", "strikethrough"])
+    # Images would fetch from wherever the record points; the site loads nothing remote.
+    md.disable("image")
+    md.validateLink = is_safe_url
+    md.core.ruler.push("shift_headings", _shift_headings)
+    md.core.ruler.push("external_links", _mark_external_links)
+    md.add_render_rule("fence", _render_fence)
+    md.add_render_rule("code_block", _render_fence)
+    return md
+
+
+def render_markdown(text: str) -> str:
+    """Render record Markdown to HTML; raw HTML in the text comes out escaped."""
+    return markdown_renderer().render(text)
+
+
+def render_markdown_inline(text: str) -> str:
+    """Render a one-line Markdown item without wrapping it in a paragraph."""
+    return markdown_renderer().renderInline(text)

@@ -1,0 +1,129 @@
+"""The JSON API: one file per error, an index of summaries and the record schema."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from generator import urls
+from generator.model import ErrorLinks, LinkRef, Record, Site, SiteConfig
+from generator.outputs import OutputFile
+from generator.record_schema import record_schema
+
+
+def dump_json(data: Any) -> bytes:
+    """Serialise deterministically: fixed key order as built, UTF-8, trailing newline."""
+    return (json.dumps(data, ensure_ascii=False, indent=2) + "\n").encode()
+
+
+def link_data(ref: LinkRef, config: SiteConfig) -> dict[str, str]:
+    page = urls.error_page(ref.id)
+    return {
+        "id": ref.id,
+        "title": ref.title,
+        "message": ref.message,
+        "exception": ref.exception,
+        "repo": ref.repo,
+        "url": urls.permanent_path(page),
+        "canonical_url": urls.canonical_url(config, page),
+        "json_url": urls.error_json(ref.id),
+    }
+
+
+def record_data(record: Record) -> dict[str, Any]:
+    """The record as its author wrote it (with defaults filled in)."""
+    source = record.source
+    snippet = source.snippet
+    fix = record.example_fix
+    return {
+        "id": record.id,
+        "repo": record.repo,
+        "kind": record.kind,
+        "exception": record.exception,
+        "message": record.message,
+        "title": record.title,
+        "meaning": record.meaning,
+        "source": {
+            "path": source.path,
+            "line": source.line,
+            "commit": source.commit,
+            "language": snippet.language,
+            "start_line": snippet.start_line,
+            "end_line": snippet.end_line,
+            "snippet": snippet.text,
+            "snippet_file": snippet.file,
+        },
+        "solutions": list(record.solutions),
+        "example_fix": None
+        if fix is None
+        else {
+            "before": fix.before,
+            "after": fix.after,
+            "language": fix.language,
+            "notes": fix.notes,
+        },
+        "when": None
+        if record.when is None
+        else {"trigger": record.when.trigger, "situations": list(record.when.situations)},
+        "related": list(record.related),
+        "tags": list(record.tags),
+        "aliases": list(record.aliases),
+        "analysis": None
+        if record.analysis is None
+        else {"by": record.analysis.by, "date": record.analysis.date},
+    }
+
+
+def error_data(record: Record, links: ErrorLinks, config: SiteConfig) -> dict[str, Any]:
+    """The record plus what the build resolved: URLs, source permalink, related and backlinks."""
+    page = urls.error_page(record.id)
+    return {
+        **record_data(record),
+        "resolved": {
+            "url": urls.permanent_path(page),
+            "canonical_url": urls.canonical_url(config, page),
+            "json_url": urls.error_json(record.id),
+            "source_url": urls.source_url(config, record),
+            "id_derived": record.id_derived,
+            "related": [link_data(ref, config) for ref in links.related],
+            "backlinks": [link_data(ref, config) for ref in links.backlinks],
+        },
+    }
+
+
+def summary_data(record: Record, config: SiteConfig) -> dict[str, Any]:
+    page = urls.error_page(record.id)
+    return {
+        "id": record.id,
+        "repo": record.repo,
+        "kind": record.kind,
+        "exception": record.exception,
+        "message": record.message,
+        "title": record.title,
+        "source_path": record.source.path,
+        "source_line": record.source.line,
+        "tags": list(record.tags),
+        "url": urls.permanent_path(page),
+        "canonical_url": urls.canonical_url(config, page),
+        "json_url": urls.error_json(record.id),
+        "analysis_date": record.analysis.date if record.analysis else "",
+    }
+
+
+def api_files(site: Site) -> list[OutputFile]:
+    """Plan every file of the JSON API."""
+    files = [
+        OutputFile(
+            urls.error_json(record.id),
+            dump_json(error_data(record, site.links[record.id], site.config)),
+            record.file,
+        )
+        for record in site.records
+    ]
+    index = {
+        "count": len(site.records),
+        "errors": [summary_data(record, site.config) for record in site.records],
+    }
+    files.append(OutputFile(urls.ERRORS_INDEX_JSON, dump_json(index), "errors index"))
+    files.append(OutputFile(urls.SCHEMA_JSON, dump_json(record_schema()), "record schema"))
+    return files

@@ -1,0 +1,125 @@
+"""Write stage: put planned files into a fresh folder, then swap it in atomically.
+
+A build that fails, or is killed, never touches the previous output: files
+go into a staging folder beside it, and the two folders are exchanged in one
+step (renameat2 RENAME_EXCHANGE on Linux; two renames elsewhere). A marker
+file says a folder was written by errpages, so we never replace a folder the
+user made.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+import posixpath
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from generator.diagnostics import Diagnostic, Position, error
+from generator.outputs import OutputFile
+
+MARKER = ".errpages-site"
+MARKER_TEXT = b"This folder is written by errpages; a build replaces it whole.\n"
+RENAME_EXCHANGE = 2
+AT_FDCWD = -100
+
+
+def is_safe_site_path(path: str) -> bool:
+    """A site path is relative, '/'-separated and stays inside the output folder."""
+    if not path or path.startswith("/") or "\\" in path or "\x00" in path:
+        return False
+    normal = posixpath.normpath(path)
+    return normal == path and not normal.startswith("../") and normal != ".."
+
+
+def check_output_folder(out_dir: Path) -> list[Diagnostic]:
+    """Refuse an output folder that holds anything errpages did not write."""
+    if out_dir.is_symlink() or (out_dir.exists() and not out_dir.is_dir()):
+        return [error(Position(str(out_dir)), "--out", "exists and is not a folder")]
+    if out_dir.is_dir() and any(out_dir.iterdir()) and not (out_dir / MARKER).is_file():
+        return [
+            error(
+                Position(str(out_dir)),
+                "--out",
+                "folder is not empty and was not written by errpages; refusing to replace it",
+                "choose an empty or new folder, or delete this one yourself",
+            )
+        ]
+    return []
+
+
+def check_collisions(files: list[OutputFile]) -> list[Diagnostic]:
+    """Two outputs that want the same path (or paths equal but for case) are an error."""
+    seen: dict[str, OutputFile] = {}
+    diagnostics = []
+    for file in files:
+        if not is_safe_site_path(file.path):
+            diagnostics.append(
+                error(Position(file.origin), "", f"unsafe output path {file.path!r}")
+            )
+            continue
+        key = file.path.lower()
+        if key in seen:
+            diagnostics.append(
+                error(
+                    Position(file.origin),
+                    "",
+                    f"output path {file.path} is also written by {seen[key].origin}",
+                    "paths that differ only in case collide on many file systems",
+                )
+            )
+        else:
+            seen[key] = file
+    return diagnostics
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Atomically swap two folders; False when the system cannot."""
+    if not sys.platform.startswith("linux"):
+        return False
+    libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+    renameat2 = getattr(libc, "renameat2", None)
+    if renameat2 is None:
+        return False
+    result = renameat2(AT_FDCWD, os.fsencode(a), AT_FDCWD, os.fsencode(b), RENAME_EXCHANGE)
+    return bool(result == 0)
+
+
+def remove_leftovers(out_dir: Path) -> None:
+    """Delete staging folders left by builds that were killed."""
+    for pattern in (f".{out_dir.name}.new-*", f".{out_dir.name}.old-*"):
+        for leftover in out_dir.parent.glob(pattern):
+            if (leftover / MARKER).is_file() or not any(leftover.iterdir()):
+                shutil.rmtree(leftover, ignore_errors=True)
+
+
+def write_site(files: list[OutputFile], out_dir: Path) -> None:
+    """Write files into a staging folder and swap it in place of out_dir."""
+    out_dir = out_dir.absolute()
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    remove_leftovers(out_dir)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.new-", dir=out_dir.parent))
+    try:
+        (staging / MARKER).write_bytes(MARKER_TEXT)
+        for file in files:
+            target = staging / file.path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(file.content)
+        os.chmod(staging, 0o755)
+        if not out_dir.exists():
+            os.rename(staging, out_dir)
+            return
+        if _exchange(staging, out_dir):
+            shutil.rmtree(staging)
+            return
+        old = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.old-", dir=out_dir.parent))
+        os.rmdir(old)
+        os.rename(out_dir, old)
+        os.rename(staging, out_dir)
+        shutil.rmtree(old)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise

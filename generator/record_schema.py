@@ -1,0 +1,120 @@
+"""The record format as a JSON Schema, for editors that validate and complete YAML.
+
+`schema/record.schema.json` in the repository is this, written by
+`errpages schema --write`; a test keeps the two equal. The checks in
+schema.py are the authority; this describes the same rules for editors.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from generator.schema import COMMIT_RE, DATE_RE, ID_RE, KINDS, MAX_TAG_LENGTH, REPO_RE
+
+SCHEMA_ID = "https://errpages.dev/schema/record.schema.json"
+
+ID = {"type": "string", "pattern": ID_RE.pattern, "description": "16 lowercase hex digits"}
+MARKDOWN = {"type": "string", "minLength": 1, "description": "Markdown (raw HTML is not allowed)"}
+TEXT = {"type": "string", "minLength": 1}
+
+
+def record_schema() -> dict[str, Any]:
+    """Return the JSON Schema (draft 2020-12) of one error record."""
+    source_common = {
+        "path": {**TEXT, "description": "The raising file's path inside the repository."},
+        "line": {"type": "integer", "minimum": 1, "description": "The line that raises."},
+        "commit": {
+            "type": "string",
+            "pattern": COMMIT_RE.pattern,
+            "description": "The commit everything is pinned to (7 to 40 hex digits).",
+        },
+        "language": {**TEXT, "description": "Pygments language; defaults from the path."},
+    }
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": SCHEMA_ID,
+        "title": "errpages error record",
+        "description": "One error a project raises, with a source snippet pinned to a commit.",
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["repo", "exception", "message", "meaning", "source", "solutions"],
+        "properties": {
+            "id": {
+                **ID,
+                "description": "Permanent id and URL. Derived when absent: the first 16 hex "
+                "digits of SHA-256 over 'repo\\nexception\\nmessage'.",
+            },
+            "repo": {
+                "type": "string",
+                "pattern": REPO_RE.pattern,
+                "description": "owner/name of the project that raises the error.",
+            },
+            "kind": {"enum": list(KINDS), "default": "error"},
+            "exception": {**TEXT, "description": "The exception type, e.g. ValueError."},
+            "message": {
+                **TEXT,
+                "description": "The exact message; run-time parts as {name} placeholders.",
+            },
+            "title": {**TEXT, "description": "Defaults to the message."},
+            "meaning": {**MARKDOWN, "description": "What it means (Markdown)."},
+            "source": {
+                "type": "object",
+                "required": ["line"],
+                "oneOf": [
+                    {
+                        "required": ["path", "commit", "snippet", "start_line"],
+                        "not": {"required": ["snippet_file"]},
+                    },
+                    {
+                        "required": ["snippet_file"],
+                        "not": {"anyOf": [{"required": ["snippet"]}, {"required": ["start_line"]}]},
+                    },
+                ],
+                "additionalProperties": False,
+                "properties": {
+                    **source_common,
+                    "snippet": {**TEXT, "description": "The code around the raising line."},
+                    "start_line": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "description": "The file's own number of the snippet's first line.",
+                    },
+                    "snippet_file": {
+                        **TEXT,
+                        "description": "A file under content/snippets/ with its own pin header.",
+                    },
+                },
+            },
+            "solutions": {"type": "array", "minItems": 1, "items": MARKDOWN},
+            "example_fix": {
+                "type": "object",
+                "required": ["before", "after"],
+                "additionalProperties": False,
+                "properties": {
+                    "before": TEXT,
+                    "after": TEXT,
+                    "language": {**TEXT, "default": "bash"},
+                    "notes": MARKDOWN,
+                },
+            },
+            "when": {
+                "type": "object",
+                "additionalProperties": False,
+                "properties": {
+                    "trigger": MARKDOWN,
+                    "situations": {"type": "array", "items": MARKDOWN},
+                },
+            },
+            "related": {"type": "array", "items": ID, "description": "Ids of related errors."},
+            "tags": {"type": "array", "items": {**TEXT, "maxLength": MAX_TAG_LENGTH}},
+            "aliases": {"type": "array", "items": ID, "description": "Former ids of this error."},
+            "analysis": {
+                "type": "object",
+                "additionalProperties": False,
+                "properties": {
+                    "by": {**TEXT, "description": "Who analysed it, e.g. AI-assisted."},
+                    "date": {"type": "string", "pattern": DATE_RE.pattern},
+                },
+            },
+        },
+    }

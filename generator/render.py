@@ -1,0 +1,279 @@
+"""Render stage: the Jinja environment and the context each template receives.
+
+A page is a function of its record, the link graph and the theme alone
+(`render_error_page`), so pages can later be rendered in parallel and cached.
+Every piece of record text is escaped by Jinja's autoescape; the few values
+passed as Markup were produced by our Markdown renderer or Pygments, which
+escape their input themselves.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup, escape
+
+from generator import __version__, urls
+from generator.highlight import highlight_block, highlight_lines
+from generator.links import short_text
+from generator.markdown import render_markdown, render_markdown_inline
+from generator.model import ErrorLinks, LinkRef, Record, Site, SiteConfig
+
+PLACEHOLDER_RE = re.compile(r"\{[A-Za-z_][A-Za-z0-9_.\[\]'\"]*(?:![rsa])?(?::[^{}]*)?\}")
+
+
+def anchor(text: str) -> str:
+    """Make an HTML id from free text: lowercase letters, digits, '-' and '_'."""
+    return re.sub(r"[^a-z0-9_-]+", "-", text.lower()).strip("-") or "x"
+
+
+def make_environment(theme_dir: Path) -> Environment:
+    """Build the Jinja environment for a theme: autoescape everything, fail on undefined names."""
+    env = Environment(
+        loader=FileSystemLoader(str(theme_dir / "templates")),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters["anchor"] = anchor
+    return env
+
+
+def message_html(message: str) -> Markup:
+    """Escape a message and mark its `{placeholders}` so readers see what varies."""
+    parts: list[str] = []
+    last = 0
+    for match in PLACEHOLDER_RE.finditer(message):
+        parts.append(str(escape(message[last : match.start()])))
+        name = match.group(0)
+        parts.append(f'<var class="placeholder">{escape(name)}</var>')
+        last = match.end()
+    parts.append(str(escape(message[last:])))
+    return Markup("".join(parts))
+
+
+def placeholders(message: str) -> list[str]:
+    """List the placeholder names of a message template, e.g. `backend` for `{backend!r}`."""
+    names = []
+    for match in PLACEHOLDER_RE.finditer(message):
+        name = re.split(r"[!:\[.]", match.group(0)[1:-1], maxsplit=1)[0]
+        if name not in names:
+            names.append(name)
+    return names
+
+
+@dataclass(frozen=True)
+class PageLinks:
+    """Relative links every page needs, computed from that page's own path."""
+
+    path: str
+    root: str
+    home: str
+    style_css: str
+    pygments_css: str
+    errors_index_json: str
+
+    @staticmethod
+    def for_page(path: str) -> PageLinks:
+        return PageLinks(
+            path=path,
+            root=urls.relative("index.html", path).removesuffix("index.html") or "./",
+            home=urls.relative(urls.HOME_PAGE, path),
+            style_css=urls.relative(urls.STYLE_CSS, path),
+            pygments_css=urls.relative(urls.PYGMENTS_CSS, path),
+            errors_index_json=urls.relative(urls.ERRORS_INDEX_JSON, path),
+        )
+
+    def to_error(self, error_id: str) -> str:
+        return urls.relative(urls.error_page(error_id), self.path)
+
+    def to_repo(self, repo: str) -> str:
+        return urls.relative(urls.repo_page(repo), self.path)
+
+    def to_json(self, error_id: str) -> str:
+        return urls.relative(urls.error_json(error_id), self.path)
+
+
+def site_context(config: SiteConfig, page: PageLinks, canonical: str) -> dict[str, Any]:
+    return {
+        "site": config,
+        "page": page,
+        "canonical_url": canonical,
+        "generator": f"errpages {__version__}",
+    }
+
+
+def snippet_context(record: Record) -> dict[str, Any]:
+    snippet = record.source.snippet
+    highlighted = highlight_lines(snippet.text, snippet.language)
+    lines = [
+        {
+            "number": snippet.start_line + offset,
+            "html": Markup(html),
+            "is_raise": snippet.start_line + offset == record.source.line,
+        }
+        for offset, html in enumerate(highlighted)
+    ]
+    return {"language": snippet.language, "lines": lines}
+
+
+def link_context(ref: LinkRef, page: PageLinks) -> dict[str, str]:
+    return {
+        "id": ref.id,
+        "title": ref.title,
+        "message": ref.message,
+        "exception": ref.exception,
+        "repo": ref.repo,
+        "url": page.to_error(ref.id),
+    }
+
+
+def report_url(config: SiteConfig, record: Record, canonical: str) -> str:
+    title = f"Error page {record.id}: {record.exception}: {short_text(record.message)}"
+    page = canonical or urls.permanent_path(urls.error_page(record.id))
+    body = f"About the error page {page}\n\n(describe what is wrong or missing)"
+    return urls.fill_template(
+        config.report_url,
+        {
+            "repo": record.repo,
+            "id": record.id,
+            "title": title,
+            "url": page,
+            "body": body,
+            "exception": record.exception,
+            "message": record.message,
+        },
+    )
+
+
+def error_page_context(record: Record, links: ErrorLinks, config: SiteConfig) -> dict[str, Any]:
+    """Everything error.html needs; depends on the record, its links and the settings only."""
+    path = urls.error_page(record.id)
+    page = PageLinks.for_page(path)
+    canonical = urls.canonical_url(config, path)
+    related_ids = {ref.id for ref in links.related}
+    fix = record.example_fix
+    when = record.when
+    return {
+        **site_context(config, page, canonical),
+        "record": record,
+        "short_title": short_text(record.title),
+        "message_html": message_html(record.message),
+        "placeholders": placeholders(record.message),
+        "meaning_html": Markup(render_markdown(record.meaning)),
+        "snippet": snippet_context(record),
+        "source_url": urls.source_url(config, record),
+        "solutions_html": [Markup(render_markdown_inline(s)) for s in record.solutions],
+        "fix": None
+        if fix is None
+        else {
+            "language": fix.language,
+            "before_html": Markup(highlight_block(fix.before, fix.language)),
+            "after_html": Markup(highlight_block(fix.after, fix.language)),
+            "notes_html": Markup(render_markdown(fix.notes)) if fix.notes else "",
+        },
+        "when": None
+        if when is None
+        else {
+            "trigger_html": Markup(render_markdown_inline(when.trigger)) if when.trigger else "",
+            "situations_html": [Markup(render_markdown_inline(s)) for s in when.situations],
+        },
+        "related": [link_context(ref, page) for ref in links.related],
+        "backlinks": [
+            link_context(ref, page) for ref in links.backlinks if ref.id not in related_ids
+        ],
+        "json_url": page.to_json(record.id),
+        "json_path": urls.error_json(record.id),
+        "repo_url": page.to_repo(record.repo),
+        "report_url": report_url(config, record, canonical),
+    }
+
+
+def render_error_page(
+    env: Environment, record: Record, links: ErrorLinks, config: SiteConfig
+) -> str:
+    """Render one error page."""
+    return env.get_template("error.html").render(error_page_context(record, links, config))
+
+
+def error_summary(record: Record, page: PageLinks) -> dict[str, Any]:
+    return {
+        "record": record,
+        "short_title": short_text(record.title),
+        "url": page.to_error(record.id),
+    }
+
+
+def group_by_repo(records: tuple[Record, ...]) -> dict[str, list[Record]]:
+    groups: dict[str, list[Record]] = defaultdict(list)
+    for record in records:
+        groups[record.repo].append(record)
+    return dict(sorted(groups.items(), key=lambda item: item[0].lower()))
+
+
+def recent_records(site: Site) -> list[Record]:
+    """The newest analyses first; records without a date last, then by id for stability."""
+    dated = sorted(site.records, key=lambda r: (r.analysis.date if r.analysis else "", r.id))
+    ordered = sorted(dated, key=lambda r: r.analysis.date if r.analysis else "", reverse=True)
+    return ordered[: site.config.recent_count]
+
+
+def render_home_page(env: Environment, site: Site) -> str:
+    page = PageLinks.for_page(urls.HOME_PAGE)
+    repos = [
+        {
+            "name": repo,
+            "url": page.to_repo(repo),
+            "errors": sum(1 for r in records if r.kind == "error"),
+            "warnings": sum(1 for r in records if r.kind == "warning"),
+            "exceptions": len({r.exception for r in records}),
+        }
+        for repo, records in group_by_repo(site.records).items()
+    ]
+    context = {
+        **site_context(site.config, page, urls.canonical_url(site.config, urls.HOME_PAGE)),
+        "repos": repos,
+        "total": len(site.records),
+        "recent": [error_summary(r, page) for r in recent_records(site)],
+    }
+    return env.get_template("index.html").render(context)
+
+
+def render_repo_page(env: Environment, site: Site, repo: str, records: list[Record]) -> str:
+    """List a repository's errors grouped by exception type, then by source file."""
+    path = urls.repo_page(repo)
+    page = PageLinks.for_page(path)
+    by_exception: dict[str, dict[str, list[Record]]] = defaultdict(lambda: defaultdict(list))
+    for record in records:
+        by_exception[record.exception][record.source.path].append(record)
+    groups = [
+        {
+            "exception": exception,
+            "count": sum(len(v) for v in files.values()),
+            "files": [
+                {
+                    "path": source_path,
+                    "errors": [
+                        error_summary(r, page)
+                        for r in sorted(items, key=lambda r: (r.source.line, r.id))
+                    ],
+                }
+                for source_path, items in sorted(files.items())
+            ],
+        }
+        for exception, files in sorted(by_exception.items())
+    ]
+    context = {
+        **site_context(site.config, page, urls.canonical_url(site.config, path)),
+        "repo": repo,
+        "total": len(records),
+        "groups": groups,
+    }
+    return env.get_template("repo.html").render(context)

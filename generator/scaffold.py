@@ -1,0 +1,80 @@
+"""Write new record files (`errpages new`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from pathlib import Path
+
+from generator.schema import derive_id
+
+
+def slug(text: str, words: int = 8) -> str:
+    """A file name from a message: its first words, lowercase, joined by hyphens."""
+    parts = re.findall(r"[a-z0-9]+", text.lower())
+    return "-".join(parts[:words]) or "error"
+
+
+def quoted(text: str) -> str:
+    """A YAML double-quoted scalar (JSON strings are valid YAML)."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def record_text(repo: str, exception: str, message: str, record_id: str) -> str:
+    """The text of a new record: identity filled in, the rest ready to write."""
+    return f"""\
+# Error record: see the record format in the README.
+id: {record_id}  # permanent: the page's URL. Keep it when the message changes.
+repo: {quoted(repo)}
+kind: error
+exception: {quoted(exception)}
+message: {quoted(message)}
+meaning: |
+  Explain in a few sentences what the check rejects and why.
+source:
+  path: path/to/file.py  # the raising file inside the repository
+  line: 1  # the line that raises
+  commit: 0000000  # the commit the snippet is taken from (7 to 40 hex digits)
+  start_line: 1  # the file's own number of the snippet's first line
+  snippet: |
+    raise {exception}("...")
+solutions:
+  - The first thing to try.
+when:
+  trigger: What the user did that made it happen.
+  situations:
+    - A common situation in which it happens.
+related: []
+tags: []
+"""
+
+
+def new_record_path(content_root: Path, repo: str, message: str) -> Path:
+    return content_root / "errors" / repo / f"{slug(message)}.yaml"
+
+
+def write_new_record(path: Path, text: str, force: bool) -> None:
+    """Write atomically (temp file + rename); never replace an existing file unless forced."""
+    if path.exists() and not force:
+        raise FileExistsError(str(path))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+def fresh_id(repo: str, exception: str, message: str, taken: set[str]) -> str:
+    """Derive the id from the record's identity; fall back to a salted one if it is taken."""
+    record_id = derive_id(repo, exception, message)
+    salt = 0
+    while record_id in taken:
+        salt += 1
+        record_id = derive_id(repo, exception, f"{message}\n{salt}")
+    return record_id

@@ -1,0 +1,542 @@
+"""Validate stage: turn parsed YAML into Records, reporting every problem with its position.
+
+The rules here are the public record format documented in the README and
+published as schema/record.schema.json; keep the three in step.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import posixpath
+import re
+from collections.abc import Callable
+from typing import Any
+
+from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
+from pygments.util import ClassNotFound
+
+from generator.diagnostics import Diagnostic, Position, did_you_mean, error
+from generator.loader import TextFile
+from generator.model import Analysis, ExampleFix, Record, Snippet, Source, When
+from generator.yamldoc import KeyPath, YamlDocument, parse_yaml
+
+ID_RE = re.compile(r"^[0-9a-f]{16}$")
+COMMIT_RE = re.compile(r"^[0-9a-f]{7,40}$")
+# owner/name; neither part may be "." or "..", since both become folders of the site.
+REPO_RE = re.compile(r"^(?!\.\.?/)[A-Za-z0-9_.-]+/(?!\.\.?$)[A-Za-z0-9_.-]+$")
+DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+KINDS = ("error", "warning")
+MAX_TAG_LENGTH = 40
+
+RECORD_KEYS = (
+    "id",
+    "repo",
+    "kind",
+    "exception",
+    "message",
+    "title",
+    "meaning",
+    "source",
+    "solutions",
+    "example_fix",
+    "when",
+    "related",
+    "tags",
+    "aliases",
+    "analysis",
+)
+SOURCE_KEYS = ("path", "line", "commit", "language", "snippet", "start_line", "snippet_file")
+FIX_KEYS = ("before", "after", "language", "notes")
+WHEN_KEYS = ("trigger", "situations")
+ANALYSIS_KEYS = ("by", "date")
+SNIPPET_HEADER_KEYS = ("repo", "path", "commit", "start_line", "sha256")
+
+
+def derive_id(repo: str, exception: str, message: str) -> str:
+    """Derive a record id: the first 16 hex digits of SHA-256 over repo, exception, message."""
+    digest = hashlib.sha256(f"{repo}\n{exception}\n{message}".encode()).hexdigest()
+    return digest[:16]
+
+
+def snippet_hash(text: str) -> str:
+    """Hash snippet text as stored in a snippet file's `sha256` header field."""
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def language_for(path: str) -> str:
+    """Name the Pygments lexer for a source path, falling back to plain text."""
+    try:
+        return str(get_lexer_for_filename(posixpath.basename(path)).aliases[0])
+    except ClassNotFound:
+        return "text"
+
+
+def is_known_language(name: str) -> bool:
+    try:
+        get_lexer_by_name(name)
+    except ClassNotFound:
+        return False
+    return True
+
+
+def field_name(key_path: KeyPath) -> str:
+    text = ""
+    for part in key_path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
+    return text
+
+
+class FieldReader:
+    """Read typed fields out of one YAML document, recording a diagnostic for each problem."""
+
+    def __init__(self, document: YamlDocument) -> None:
+        self.document = document
+        self.diagnostics: list[Diagnostic] = []
+
+    def fail(self, key_path: KeyPath, message: str, hint: str = "", at_key: bool = False) -> None:
+        position = (
+            self.document.key_position(key_path) if at_key else self.document.position(key_path)
+        )
+        self.diagnostics.append(error(position, field_name(key_path), message, hint))
+
+    def lookup(self, key_path: KeyPath) -> tuple[bool, Any]:
+        value: Any = self.document.data
+        for part in key_path:
+            if isinstance(part, str):
+                if not isinstance(value, dict) or part not in value:
+                    return False, None
+            elif not isinstance(value, list) or part >= len(value):
+                return False, None
+            value = value[part]
+        return True, value
+
+    def check_keys(self, key_path: KeyPath, allowed: tuple[str, ...]) -> None:
+        present, value = self.lookup(key_path)
+        if not present or not isinstance(value, dict):
+            return
+        for key in value:
+            if key not in allowed:
+                hint = did_you_mean(key, allowed) or f"known fields: {', '.join(allowed)}"
+                self.fail((*key_path, key), f"unknown field '{key}'", hint, at_key=True)
+
+    def mapping(self, key_path: KeyPath, required: bool) -> dict[str, Any] | None:
+        present, value = self.lookup(key_path)
+        if not present or value is None:
+            if required:
+                self.fail(key_path, "missing required field (expected a mapping)", at_key=True)
+            return None
+        if not isinstance(value, dict):
+            self.fail(key_path, f"expected a mapping, got {type_name(value)}")
+            return None
+        return value
+
+    def string(
+        self,
+        key_path: KeyPath,
+        required: bool,
+        pattern: re.Pattern[str] | None = None,
+        expected: str = "text",
+        allow_empty: bool = False,
+    ) -> str | None:
+        present, value = self.lookup(key_path)
+        if not present or value is None:
+            if required:
+                self.fail(key_path, f"missing required field (expected {expected})", at_key=True)
+            return None
+        if isinstance(value, datetime.date):
+            value = value.isoformat()
+        if not isinstance(value, str):
+            hint = "quote the value so YAML reads it as text" if pattern else ""
+            self.fail(key_path, f"expected {expected}, got {type_name(value)}", hint)
+            return None
+        if not value.strip():
+            if allow_empty:
+                return value
+            self.fail(key_path, f"must not be empty (expected {expected})")
+            return None
+        if pattern is not None and not pattern.match(value):
+            self.fail(key_path, f"{value!r} is not valid (expected {expected})")
+            return None
+        return value
+
+    def integer(self, key_path: KeyPath, required: bool, minimum: int = 1) -> int | None:
+        present, value = self.lookup(key_path)
+        if not present or value is None:
+            if required:
+                self.fail(key_path, "missing required field (expected a line number)", at_key=True)
+            return None
+        if isinstance(value, bool) or not isinstance(value, int):
+            self.fail(key_path, f"expected a whole number, got {type_name(value)}")
+            return None
+        if value < minimum:
+            self.fail(key_path, f"must be at least {minimum}, got {value}")
+            return None
+        return value
+
+    def string_list(
+        self,
+        key_path: KeyPath,
+        required: bool,
+        pattern: re.Pattern[str] | None = None,
+        expected: str = "text",
+        check: Callable[[KeyPath, str], None] | None = None,
+    ) -> tuple[str, ...]:
+        present, value = self.lookup(key_path)
+        if not present or value is None:
+            if required:
+                self.fail(
+                    key_path, f"missing required field (expected a list of {expected})", at_key=True
+                )
+            return ()
+        if not isinstance(value, list):
+            self.fail(key_path, f"expected a list of {expected}, got {type_name(value)}")
+            return ()
+        if required and not value:
+            self.fail(key_path, f"must not be empty (expected a list of {expected})")
+        items = []
+        for index in range(len(value)):
+            item = self.string((*key_path, index), True, pattern, expected)
+            if item is not None:
+                if check is not None:
+                    check((*key_path, index), item)
+                items.append(item)
+        return tuple(items)
+
+
+def type_name(value: Any) -> str:
+    names = {
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        list: "a list",
+        dict: "a mapping",
+        str: "text",
+        type(None): "nothing",
+    }
+    return names.get(type(value), type(value).__name__)
+
+
+def normalise_snippet_name(name: str) -> str | None:
+    """Return the snippet name as a path under content/snippets/, or None if it escapes it."""
+    if name.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", name) or "\\" in name:
+        return None
+    cleaned = posixpath.normpath(name)
+    if cleaned.startswith("../") or cleaned in ("..", ".") or "\x00" in cleaned:
+        return None
+    return cleaned
+
+
+def parse_snippet_file(
+    file: TextFile,
+) -> tuple[dict[str, Any] | None, str, int, list[Diagnostic]]:
+    """Split a snippet file into its header mapping and its code.
+
+    Returns (header, code, number of header lines, diagnostics). The header is
+    a YAML mapping between two `---` lines at the top of the file.
+    """
+    lines = file.text.split("\n")
+    if not lines or lines[0].strip() != "---":
+        return (
+            None,
+            "",
+            0,
+            [
+                error(
+                    Position(file.display_path, 1, 1),
+                    "",
+                    "snippet file must start with a '---' header",
+                    "write the pin (path, commit, start_line) between two '---' lines",
+                )
+            ],
+        )
+    try:
+        end = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
+    except StopIteration:
+        return (
+            None,
+            "",
+            0,
+            [error(Position(file.display_path, 1, 1), "", "snippet header is not closed by '---'")],
+        )
+    header_text = "\n" * 1 + "\n".join(lines[1:end])
+    document, diagnostics = parse_yaml(header_text, file.display_path)
+    code_lines = lines[end + 1 :]
+    if code_lines and code_lines[-1] == "":
+        code_lines = code_lines[:-1]
+    code = "\n".join(code_lines)
+    if document is None or diagnostics:
+        return None, code, end + 1, diagnostics
+    reader = FieldReader(document)
+    if not isinstance(document.data, dict):
+        reader.fail((), "snippet header must be a mapping of path, commit and start_line")
+        return None, code, end + 1, reader.diagnostics
+    reader.check_keys((), SNIPPET_HEADER_KEYS)
+    header = {
+        "repo": reader.string(("repo",), False, REPO_RE, "owner/name"),
+        "path": reader.string(("path",), True, expected="the source file's path"),
+        "commit": reader.string(("commit",), True, COMMIT_RE, "7 to 40 lowercase hex digits"),
+        "start_line": reader.integer(("start_line",), True),
+        "sha256": reader.string(
+            ("sha256",), False, re.compile(r"^[0-9a-f]{64}$"), "64 lowercase hex digits"
+        ),
+    }
+    if header["sha256"] and header["sha256"] != snippet_hash(code):
+        reader.fail(
+            ("sha256",),
+            "snippet text does not match its sha256 (the code was edited after pinning)",
+            "re-pin the snippet or restore the pinned text",
+        )
+    if not code.strip():
+        reader.fail((), "snippet file holds no code after its header")
+    if reader.diagnostics:
+        return None, code, end + 1, reader.diagnostics
+    return header, code, end + 1, []
+
+
+class RecordValidator:
+    """Validate one record document against the record format."""
+
+    def __init__(self, document: YamlDocument, snippets: dict[str, TextFile]) -> None:
+        self.document = document
+        self.snippets = snippets
+        self.read = FieldReader(document)
+        self.positions: dict[str, Position] = {}
+
+    def validate(self) -> tuple[Record | None, list[Diagnostic]]:
+        read = self.read
+        if not isinstance(self.document.data, dict):
+            what = "an empty file" if self.document.data is None else type_name(self.document.data)
+            read.fail(
+                (),
+                f"a record must be a mapping of fields, got {what}",
+                "see the record format in the README",
+            )
+            return None, read.diagnostics
+        read.check_keys((), RECORD_KEYS)
+        record_id = read.string(("id",), False, ID_RE, "16 lowercase hex digits")
+        repo = read.string(("repo",), True, REPO_RE, "owner/name")
+        kind = read.string(("kind",), False, expected="'error' or 'warning'") or "error"
+        if kind not in KINDS:
+            read.fail(
+                ("kind",),
+                f"{kind!r} is not a kind (expected 'error' or 'warning')",
+                did_you_mean(kind, KINDS),
+            )
+        exception = read.string(("exception",), True, expected="an exception name")
+        message = read.string(("message",), True, expected="the exact error message")
+        title = read.string(("title",), False, expected="a short title")
+        meaning = read.string(("meaning",), True, expected="Markdown text")
+        source = self.source()
+        solutions = read.string_list(("solutions",), True, expected="Markdown items")
+        example_fix = self.example_fix()
+        when = self.when()
+        related = read.string_list(
+            ("related",), False, ID_RE, "16 lowercase hex digits", check=self.remember
+        )
+        tags = read.string_list(("tags",), False, expected="short text", check=self.check_tag)
+        aliases = read.string_list(
+            ("aliases",), False, ID_RE, "16 lowercase hex digits", check=self.remember
+        )
+        analysis = self.analysis()
+        self.positions["id"] = self.document.position(("id",))
+        if read.diagnostics:
+            return None, read.diagnostics
+        assert repo and exception and message and meaning and source
+        derived = record_id is None
+        record = Record(
+            id=record_id or derive_id(repo, exception, message),
+            repo=repo,
+            kind=kind,
+            exception=exception,
+            message=message,
+            title=title or message,
+            meaning=meaning,
+            source=source,
+            solutions=solutions,
+            file=self.document.path,
+            example_fix=example_fix,
+            when=when,
+            related=related,
+            tags=tags,
+            aliases=aliases,
+            analysis=analysis,
+            id_derived=derived,
+            positions=self.positions,
+        )
+        return record, []
+
+    def remember(self, key_path: KeyPath, _value: str) -> None:
+        self.positions[field_name(key_path)] = self.document.position(key_path)
+
+    def check_tag(self, key_path: KeyPath, tag: str) -> None:
+        if len(tag) > MAX_TAG_LENGTH or "\n" in tag:
+            self.read.fail(key_path, f"a tag is one line of at most {MAX_TAG_LENGTH} characters")
+
+    def source(self) -> Source | None:
+        read = self.read
+        if read.mapping(("source",), True) is None:
+            return None
+        read.check_keys(("source",), SOURCE_KEYS)
+        has_inline = read.lookup(("source", "snippet"))[0]
+        has_file = read.lookup(("source", "snippet_file"))[0]
+        if has_inline and has_file:
+            read.fail(
+                ("source", "snippet_file"),
+                "give either 'snippet' or 'snippet_file', not both",
+                at_key=True,
+            )
+            return None
+        if not has_inline and not has_file:
+            read.fail(
+                ("source",),
+                "missing the snippet (expected 'snippet' with 'start_line', or 'snippet_file')",
+            )
+            return None
+        line = read.integer(("source", "line"), True)
+        language = read.string(("source", "language"), False, expected="a Pygments language name")
+        if language is not None and not is_known_language(language):
+            read.fail(("source", "language"), f"Pygments knows no language {language!r}")
+            language = None
+        pin = self.snippet_from_file() if has_file else self.inline_snippet()
+        if pin is None or line is None:
+            return None
+        path, commit, start_line, text, snippet_file = pin
+        snippet = Snippet(text, start_line, language or language_for(path), snippet_file)
+        if not snippet.start_line <= line <= snippet.end_line:
+            read.fail(
+                ("source", "line"),
+                f"line {line} is outside the snippet (which holds lines "
+                f"{snippet.start_line}–{snippet.end_line})",
+                "fix 'line' or the snippet's start line",
+            )
+            return None
+        self.positions["source.line"] = self.document.position(("source", "line"))
+        return Source(path=path, line=line, commit=commit, snippet=snippet)
+
+    def source_path(self, required: bool) -> str | None:
+        path = self.read.string(("source", "path"), required, expected="the source file's path")
+        if path is not None and (path.startswith("/") or ".." in path.split("/") or "\\" in path):
+            self.read.fail(
+                ("source", "path"),
+                f"{path!r} must be a path inside the repository (relative, '/'-separated, no '..')",
+            )
+            return None
+        return path
+
+    def inline_snippet(self) -> tuple[str, str, int, str, None] | None:
+        read = self.read
+        path = self.source_path(True)
+        commit = read.string(("source", "commit"), True, COMMIT_RE, "7 to 40 lowercase hex digits")
+        text = read.string(("source", "snippet"), True, expected="the code around the raise")
+        start_line = read.integer(("source", "start_line"), True)
+        if path is None or commit is None or text is None or start_line is None:
+            return None
+        return path, commit, start_line, text.rstrip("\n"), None
+
+    def snippet_from_file(self) -> tuple[str, str, int, str, str] | None:
+        read = self.read
+        name = read.string(
+            ("source", "snippet_file"), True, expected="a file under content/snippets/"
+        )
+        path = self.source_path(False)
+        commit = read.string(("source", "commit"), False, COMMIT_RE, "7 to 40 lowercase hex digits")
+        if read.lookup(("source", "start_line"))[0]:
+            read.fail(
+                ("source", "start_line"),
+                "'start_line' comes from the snippet file's header when 'snippet_file' is used",
+                at_key=True,
+            )
+        if name is None:
+            return None
+        cleaned = normalise_snippet_name(name)
+        if cleaned is None:
+            read.fail(
+                ("source", "snippet_file"),
+                f"{name!r} must be a relative path inside content/snippets/",
+            )
+            return None
+        file = self.snippets.get(cleaned)
+        if file is None:
+            read.fail(
+                ("source", "snippet_file"),
+                f"snippet file {name!r} not found under content/snippets/",
+                did_you_mean(cleaned, self.snippets),
+            )
+            return None
+        header, code, _, problems = parse_snippet_file(file)
+        read.diagnostics += problems
+        if header is None:
+            return None
+        if path is not None and path != header["path"]:
+            read.fail(
+                ("source", "path"),
+                f"{path!r} differs from the snippet file's pinned path {header['path']!r}",
+            )
+            return None
+        pinned_commit = str(header["commit"])
+        if commit is not None and not (
+            pinned_commit.startswith(commit) or commit.startswith(pinned_commit)
+        ):
+            read.fail(
+                ("source", "commit"),
+                f"{commit} differs from the snippet file's pinned commit {pinned_commit}",
+            )
+            return None
+        best_commit = commit if commit and len(commit) > len(pinned_commit) else pinned_commit
+        return str(header["path"]), best_commit, int(header["start_line"]), code, cleaned
+
+    def example_fix(self) -> ExampleFix | None:
+        read = self.read
+        if read.mapping(("example_fix",), False) is None:
+            return None
+        read.check_keys(("example_fix",), FIX_KEYS)
+        before = read.string(("example_fix", "before"), True, expected="code")
+        after = read.string(("example_fix", "after"), True, expected="code")
+        language = read.string(("example_fix", "language"), False, expected="a Pygments language")
+        if language is not None and not is_known_language(language):
+            read.fail(("example_fix", "language"), f"Pygments knows no language {language!r}")
+        notes = read.string(("example_fix", "notes"), False, expected="Markdown text")
+        if before is None or after is None:
+            return None
+        return ExampleFix(before.rstrip("\n"), after.rstrip("\n"), language or "bash", notes or "")
+
+    def when(self) -> When | None:
+        read = self.read
+        if read.mapping(("when",), False) is None:
+            return None
+        read.check_keys(("when",), WHEN_KEYS)
+        trigger = read.string(("when", "trigger"), False, expected="Markdown text")
+        situations = read.string_list(("when", "situations"), False, expected="Markdown items")
+        return When(trigger or "", situations)
+
+    def analysis(self) -> Analysis | None:
+        read = self.read
+        if read.mapping(("analysis",), False) is None:
+            return None
+        read.check_keys(("analysis",), ANALYSIS_KEYS)
+        by = read.string(("analysis", "by"), False, expected="who analysed it")
+        date = read.string(("analysis", "date"), False, DATE_RE, "a date as YYYY-MM-DD")
+        if date is not None:
+            try:
+                datetime.date.fromisoformat(date)
+            except ValueError:
+                read.fail(
+                    ("analysis", "date"), f"{date!r} is not a calendar date (expected YYYY-MM-DD)"
+                )
+                date = None
+        return Analysis(by or "", date or "")
+
+
+def validate_records(
+    documents: tuple[YamlDocument, ...], snippets: dict[str, TextFile]
+) -> tuple[list[Record], list[Diagnostic]]:
+    """Validate every record document; return the valid records and all diagnostics."""
+    records: list[Record] = []
+    diagnostics: list[Diagnostic] = []
+    for document in documents:
+        record, problems = RecordValidator(document, snippets).validate()
+        diagnostics += problems
+        if record is not None:
+            records.append(record)
+    return records, diagnostics

@@ -1,0 +1,78 @@
+"""Where each page lives in the output, and links between them.
+
+Every path here is a site path: relative to the output root, '/'-separated.
+Links are always relative and name the file (`…/index.html`), so the site
+works under any base path, on any static host, and opened from disk.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from urllib.parse import quote
+
+from generator.model import Record, SiteConfig
+
+
+def error_page(error_id: str) -> str:
+    return f"errors/{error_id}/index.html"
+
+
+def error_json(error_id: str) -> str:
+    return f"api/errors/{error_id}.json"
+
+
+def repo_page(repo: str) -> str:
+    return f"repos/{repo}/index.html"
+
+
+HOME_PAGE = "index.html"
+ERRORS_INDEX_JSON = "api/errors/index.json"
+SCHEMA_JSON = "api/schema.json"
+STYLE_CSS = "assets/style.css"
+PYGMENTS_CSS = "assets/pygments.css"
+
+
+def permanent_path(site_path: str) -> str:
+    """Drop a trailing index.html: the path people share (`errors/<id>/`)."""
+    if site_path == "index.html":
+        return ""
+    if site_path.endswith("/index.html"):
+        return site_path[: -len("index.html")]
+    return site_path
+
+
+def relative(target: str, from_page: str) -> str:
+    """Link from one site path to another with a relative URL."""
+    start = posixpath.dirname(from_page) or "."
+    link = posixpath.relpath(target, start)
+    return quote(link, safe="/#.-_~")
+
+
+def canonical_url(config: SiteConfig, site_path: str) -> str:
+    """The absolute URL of a page, or '' when no base_url is set."""
+    if not config.base_url:
+        return ""
+    return config.base_url + quote(permanent_path(site_path), safe="/")
+
+
+def fill_template(template: str, values: dict[str, str]) -> str:
+    """Fill `{name}` placeholders in a URL template, percent-encoding every value."""
+    result = template
+    for name, value in values.items():
+        safe = "/" if name in ("repo", "path") else ""
+        result = result.replace("{" + name + "}", quote(value, safe=safe))
+    return result
+
+
+def source_url(config: SiteConfig, record: Record) -> str:
+    """Link to the raising line at the pinned commit on the source host."""
+    source = record.source
+    return fill_template(
+        config.source_url,
+        {
+            "repo": record.repo,
+            "commit": source.commit,
+            "path": source.path,
+            "line": str(source.line),
+        },
+    )

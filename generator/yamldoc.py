@@ -1,0 +1,183 @@
+"""Parse YAML safely into plain values while keeping every value's position.
+
+PyYAML's safe composer gives a node tree with marks; we turn it into plain
+Python values ourselves so that we can (a) remember the line and column of
+every key and value for diagnostics, (b) reject duplicate keys, which PyYAML
+silently accepts, and (c) refuse anchors, aliases and any tag beyond the plain
+YAML scalars, which closes the door on alias bombs and object construction.
+"""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from generator.diagnostics import Diagnostic, Position, error
+
+KeyPath = tuple[str | int, ...]
+
+MAX_DEPTH = 40
+ALLOWED_SCALAR_TAGS = {
+    "tag:yaml.org,2002:str",
+    "tag:yaml.org,2002:int",
+    "tag:yaml.org,2002:float",
+    "tag:yaml.org,2002:bool",
+    "tag:yaml.org,2002:null",
+    "tag:yaml.org,2002:timestamp",
+}
+
+
+@dataclass(frozen=True)
+class YamlDocument:
+    """A parsed YAML file: plain data plus the position of every value and key."""
+
+    path: str
+    data: Any
+    value_positions: dict[KeyPath, Position] = field(default_factory=dict)
+    key_positions: dict[KeyPath, Position] = field(default_factory=dict)
+
+    def position(self, key_path: KeyPath) -> Position:
+        """Return the position of the value at key_path, or of its nearest parent."""
+        for end in range(len(key_path), -1, -1):
+            pos = self.value_positions.get(key_path[:end])
+            if pos is not None:
+                return pos
+        return Position(self.path, 1, 1)
+
+    def key_position(self, key_path: KeyPath) -> Position:
+        """Return the position of the key at key_path (falls back to its value)."""
+        return self.key_positions.get(key_path) or self.position(key_path)
+
+
+class _Converter:
+    """Turn a composed node tree into plain values, collecting diagnostics."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.values: dict[KeyPath, Position] = {}
+        self.keys: dict[KeyPath, Position] = {}
+        self.diagnostics: list[Diagnostic] = []
+        self.seen: set[int] = set()
+        self.constructor = yaml.SafeLoader("")
+
+    def pos(self, node: yaml.Node) -> Position:
+        return Position(self.path, node.start_mark.line + 1, node.start_mark.column + 1)
+
+    def field_name(self, key_path: KeyPath) -> str:
+        return ".".join(f"[{p}]" if isinstance(p, int) else p for p in key_path).replace(".[", "[")
+
+    def convert(self, node: yaml.Node, key_path: KeyPath, depth: int) -> Any:
+        self.values[key_path] = self.pos(node)
+        if id(node) in self.seen:
+            self.diagnostics.append(
+                error(
+                    self.pos(node),
+                    self.field_name(key_path),
+                    "YAML anchors and aliases are not allowed in records",
+                    "write the value out in full",
+                )
+            )
+            return None
+        self.seen.add(id(node))
+        if depth > MAX_DEPTH:
+            self.diagnostics.append(
+                error(self.pos(node), self.field_name(key_path), f"nested deeper than {MAX_DEPTH}")
+            )
+            return None
+        if isinstance(node, yaml.ScalarNode):
+            return self.scalar(node, key_path)
+        if isinstance(node, yaml.SequenceNode):
+            if node.tag != "tag:yaml.org,2002:seq":
+                return self.bad_tag(node, key_path)
+            return [
+                self.convert(item, (*key_path, i), depth + 1) for i, item in enumerate(node.value)
+            ]
+        if isinstance(node, yaml.MappingNode):
+            if node.tag != "tag:yaml.org,2002:map":
+                return self.bad_tag(node, key_path)
+            return self.mapping(node, key_path, depth)
+        return None  # pragma: no cover - the composer yields only the three kinds
+
+    def scalar(self, node: yaml.ScalarNode, key_path: KeyPath) -> Any:
+        if node.tag not in ALLOWED_SCALAR_TAGS:
+            return self.bad_tag(node, key_path)
+        try:
+            value = self.constructor.construct_object(node)
+        except (yaml.YAMLError, ValueError, OverflowError) as exc:
+            self.diagnostics.append(
+                error(self.pos(node), self.field_name(key_path), f"unreadable value: {exc}")
+            )
+            return None
+        if isinstance(value, datetime.datetime):
+            return value.isoformat()
+        return value
+
+    def bad_tag(self, node: yaml.Node, key_path: KeyPath) -> None:
+        self.diagnostics.append(
+            error(
+                self.pos(node),
+                self.field_name(key_path),
+                f"YAML tag {node.tag!r} is not allowed",
+                "records hold plain strings, numbers, lists and mappings only",
+            )
+        )
+        return None
+
+    def mapping(self, node: yaml.MappingNode, key_path: KeyPath, depth: int) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            key = self.scalar(key_node, key_path) if isinstance(key_node, yaml.ScalarNode) else None
+            if not isinstance(key, str):
+                self.diagnostics.append(
+                    error(
+                        self.pos(key_node),
+                        self.field_name(key_path),
+                        "mapping keys must be plain strings",
+                    )
+                )
+                continue
+            child: KeyPath = (*key_path, key)
+            if key in result:
+                first = self.keys[child]
+                self.diagnostics.append(
+                    error(
+                        self.pos(key_node),
+                        self.field_name(child),
+                        f"duplicate key '{key}' (first defined on line {first.line})",
+                        "each key may appear once in a mapping; remove one of them",
+                    )
+                )
+                continue
+            self.keys[child] = self.pos(key_node)
+            result[key] = self.convert(value_node, child, depth + 1)
+        return result
+
+
+def parse_yaml(text: str, path: str) -> tuple[YamlDocument | None, list[Diagnostic]]:
+    """Parse one YAML document; return it with its diagnostics (None if unreadable)."""
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        problem = exc.problem or exc.context or "not valid YAML"
+        return None, [error(Position(path, line, col), "", f"YAML syntax error: {problem}")]
+    except yaml.YAMLError as exc:
+        return None, [error(Position(path, 1, 1), "", f"YAML syntax error: {exc}")]
+    except RecursionError:
+        return None, [error(Position(path, 1, 1), "", f"nested deeper than {MAX_DEPTH}")]
+    finally:
+        loader.dispose()
+    if node is None:
+        return YamlDocument(path, None), []
+    converter = _Converter(path)
+    try:
+        data = converter.convert(node, (), 0)
+    except RecursionError:
+        return None, [error(Position(path, 1, 1), "", f"nested deeper than {MAX_DEPTH}")]
+    document = YamlDocument(path, data, converter.values, converter.keys)
+    return document, converter.diagnostics
