@@ -93,7 +93,8 @@ def with_source_lines(
     result = []
     for d in diagnostics:
         lines = read_line.get(d.position.path)
-        if lines and 0 < d.position.line <= len(lines) and not d.source_line:
+        # Column 0 means "somewhere in the file" (a missing field): no line to show.
+        if lines and 0 < d.position.line <= len(lines) and d.position.col > 0 and not d.source_line:
             d = Diagnostic(
                 d.level, d.position, d.field, d.message, d.hint, lines[d.position.line - 1]
             )

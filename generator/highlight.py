@@ -30,7 +30,7 @@ _FORMATTER = HtmlFormatter(nowrap=True)
 
 def highlight_lines(code: str, language: str) -> list[str]:
     """Highlight code and return one self-contained HTML fragment per source line."""
-    html = highlight(code, lexer_for(language), _FORMATTER)
+    html = str(highlight(code, lexer_for(language), _FORMATTER))
     if html.endswith("\n"):
         html = html[:-1]
     lines = html.split("\n")

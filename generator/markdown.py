@@ -55,14 +55,20 @@ def _render_fence(
     return highlight_block(token.content, language) + "\n"
 
 
+class SafeMarkdownIt(MarkdownIt):
+    """markdown-it with our link policy: relative, http(s) and mailto only."""
+
+    def validateLink(self, url: str) -> bool:
+        return is_safe_url(url)
+
+
 @lru_cache(maxsize=1)
 def markdown_renderer() -> MarkdownIt:
     """Build the one Markdown renderer every field goes through."""
-    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+    md = SafeMarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
     md.enable(["table", "strikethrough"])
     # Images would fetch from wherever the record points; the site loads nothing remote.
     md.disable("image")
-    md.validateLink = is_safe_url
     md.core.ruler.push("shift_headings", _shift_headings)
     md.core.ruler.push("external_links", _mark_external_links)
     md.add_render_rule("fence", _render_fence)
@@ -72,9 +78,9 @@ def markdown_renderer() -> MarkdownIt:
 
 def render_markdown(text: str) -> str:
     """Render record Markdown to HTML; raw HTML in the text comes out escaped."""
-    return markdown_renderer().render(text)
+    return str(markdown_renderer().render(text))
 
 
 def render_markdown_inline(text: str) -> str:
     """Render a one-line Markdown item without wrapping it in a paragraph."""
-    return markdown_renderer().renderInline(text)
+    return str(markdown_renderer().renderInline(text))

@@ -22,9 +22,8 @@ from generator import __version__, urls
 from generator.highlight import highlight_block, highlight_lines
 from generator.links import short_text
 from generator.markdown import render_markdown, render_markdown_inline
+from generator.messages import message_parts, placeholder_names
 from generator.model import ErrorLinks, LinkRef, Record, Site, SiteConfig
-
-PLACEHOLDER_RE = re.compile(r"\{[A-Za-z_][A-Za-z0-9_.\[\]'\"]*(?:![rsa])?(?::[^{}]*)?\}")
 
 
 def anchor(text: str) -> str:
@@ -47,26 +46,13 @@ def make_environment(theme_dir: Path) -> Environment:
 
 
 def message_html(message: str) -> Markup:
-    """Escape a message and mark its `{placeholders}` so readers see what varies."""
-    parts: list[str] = []
-    last = 0
-    for match in PLACEHOLDER_RE.finditer(message):
-        parts.append(str(escape(message[last : match.start()])))
-        name = match.group(0)
-        parts.append(f'<var class="placeholder">{escape(name)}</var>')
-        last = match.end()
-    parts.append(str(escape(message[last:])))
-    return Markup("".join(parts))
-
-
-def placeholders(message: str) -> list[str]:
-    """List the placeholder names of a message template, e.g. `backend` for `{backend!r}`."""
-    names = []
-    for match in PLACEHOLDER_RE.finditer(message):
-        name = re.split(r"[!:\[.]", match.group(0)[1:-1], maxsplit=1)[0]
-        if name not in names:
-            names.append(name)
-    return names
+    """Escape a message template and mark its `{placeholders}` so readers see what varies."""
+    return Markup("").join(
+        Markup('<var class="placeholder">{}</var>').format(part.text)
+        if part.is_placeholder
+        else escape(part.text)
+        for part in message_parts(message)
+    )
 
 
 @dataclass(frozen=True)
@@ -166,7 +152,7 @@ def error_page_context(record: Record, links: ErrorLinks, config: SiteConfig) ->
         "record": record,
         "short_title": short_text(record.title),
         "message_html": message_html(record.message),
-        "placeholders": placeholders(record.message),
+        "placeholders": placeholder_names(record.message),
         "meaning_html": Markup(render_markdown(record.meaning)),
         "snippet": snippet_context(record),
         "source_url": urls.source_url(config, record),

@@ -36,7 +36,7 @@ meaning: |
 source:
   path: path/to/file.py  # the raising file inside the repository
   line: 1  # the line that raises
-  commit: 0000000  # the commit the snippet is taken from (7 to 40 hex digits)
+  commit: "0000000"  # the commit the snippet is taken from (7 to 40 hex digits)
   start_line: 1  # the file's own number of the snippet's first line
   snippet: |
     raise {exception}("...")

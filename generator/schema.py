@@ -95,12 +95,21 @@ class FieldReader:
         self.diagnostics: list[Diagnostic] = []
 
     def fail(self, key_path: KeyPath, message: str, hint: str = "", at_key: bool = False) -> None:
-        position = (
-            self.document.key_position(key_path) if at_key else self.document.position(key_path)
-        )
+        if key_path in self.document.rejected:
+            return
+        document = self.document
+        if at_key and key_path not in document.key_positions:
+            # A missing field: point at the mapping that lacks it, without a column.
+            parent = document.key_positions.get(key_path[:-1])
+            position = Position(document.path, parent.line if parent else 1, 0)
+        elif at_key:
+            position = document.key_positions[key_path]
+        else:
+            position = document.position(key_path)
         self.diagnostics.append(error(position, field_name(key_path), message, hint))
 
     def lookup(self, key_path: KeyPath) -> tuple[bool, Any]:
+        """Find the value at key_path; a value already reported as unreadable counts as absent."""
         value: Any = self.document.data
         for part in key_path:
             if isinstance(part, str):
@@ -340,9 +349,13 @@ class RecordValidator:
         )
         analysis = self.analysis()
         self.positions["id"] = self.document.position(("id",))
-        if read.diagnostics:
+        # Rejected values were reported when the YAML was read; the record is still invalid.
+        if read.diagnostics or self.document.rejected:
             return None, read.diagnostics
-        assert repo and exception and message and meaning and source
+        if repo is None or exception is None or message is None or meaning is None:
+            return None, read.diagnostics
+        if source is None:
+            return None, read.diagnostics
         derived = record_id is None
         record = Record(
             id=record_id or derive_id(repo, exception, message),

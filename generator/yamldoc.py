@@ -38,6 +38,8 @@ class YamlDocument:
     data: Any
     value_positions: dict[KeyPath, Position] = field(default_factory=dict)
     key_positions: dict[KeyPath, Position] = field(default_factory=dict)
+    # Values already reported as unreadable; checks skip them rather than report twice.
+    rejected: frozenset[KeyPath] = frozenset()
 
     def position(self, key_path: KeyPath) -> Position:
         """Return the position of the value at key_path, or of its nearest parent."""
@@ -60,7 +62,7 @@ class _Converter:
         self.values: dict[KeyPath, Position] = {}
         self.keys: dict[KeyPath, Position] = {}
         self.diagnostics: list[Diagnostic] = []
-        self.seen: set[int] = set()
+        self.rejected: set[KeyPath] = set()
         self.constructor = yaml.SafeLoader("")
 
     def pos(self, node: yaml.Node) -> Position:
@@ -71,18 +73,8 @@ class _Converter:
 
     def convert(self, node: yaml.Node, key_path: KeyPath, depth: int) -> Any:
         self.values[key_path] = self.pos(node)
-        if id(node) in self.seen:
-            self.diagnostics.append(
-                error(
-                    self.pos(node),
-                    self.field_name(key_path),
-                    "YAML anchors and aliases are not allowed in records",
-                    "write the value out in full",
-                )
-            )
-            return None
-        self.seen.add(id(node))
         if depth > MAX_DEPTH:
+            self.rejected.add(key_path)
             self.diagnostics.append(
                 error(self.pos(node), self.field_name(key_path), f"nested deeper than {MAX_DEPTH}")
             )
@@ -107,6 +99,9 @@ class _Converter:
         try:
             value = self.constructor.construct_object(node)
         except (yaml.YAMLError, ValueError, OverflowError) as exc:
+            if node.tag == "tag:yaml.org,2002:timestamp":
+                return node.value  # e.g. 2026-02-30: let the field check say what is wrong
+            self.rejected.add(key_path)
             self.diagnostics.append(
                 error(self.pos(node), self.field_name(key_path), f"unreadable value: {exc}")
             )
@@ -116,11 +111,12 @@ class _Converter:
         return value
 
     def bad_tag(self, node: yaml.Node, key_path: KeyPath) -> None:
+        self.rejected.add(key_path)
         self.diagnostics.append(
             error(
                 self.pos(node),
                 self.field_name(key_path),
-                f"YAML tag {node.tag!r} is not allowed",
+                f"YAML tag {node.tag.replace('tag:yaml.org,2002:', '!!')!r} is not allowed",
                 "records hold plain strings, numbers, lists and mappings only",
             )
         )
@@ -156,16 +152,41 @@ class _Converter:
         return result
 
 
+class AliasRefused(yaml.MarkedYAMLError):
+    """An alias (`*name`) was met; records do not use them."""
+
+
+class RecordLoader(yaml.SafeLoader):
+    """The safe loader, refusing aliases where they occur, before anything is expanded."""
+
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()  # type: ignore[no-untyped-call]
+            raise AliasRefused(
+                problem="YAML aliases (*name) are not allowed in records",
+                problem_mark=event.start_mark,
+            )
+        return super().compose_node(parent, index)
+
+
+def syntax_error(exc: yaml.MarkedYAMLError, path: str) -> Diagnostic:
+    mark = exc.problem_mark or exc.context_mark
+    line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+    if isinstance(exc, AliasRefused):
+        return error(Position(path, line, col), "", str(exc.problem), "write the value out in full")
+    message = f"YAML syntax error: {exc.problem or exc.context or 'not valid YAML'}"
+    if exc.context and exc.problem and exc.context_mark and exc.context_mark.line + 1 != line:
+        message += f" ({exc.context} that starts on line {exc.context_mark.line + 1})"
+    return error(Position(path, line, col), "", message)
+
+
 def parse_yaml(text: str, path: str) -> tuple[YamlDocument | None, list[Diagnostic]]:
     """Parse one YAML document; return it with its diagnostics (None if unreadable)."""
-    loader = yaml.SafeLoader(text)
+    loader = RecordLoader(text)
     try:
         node = loader.get_single_node()
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-        problem = exc.problem or exc.context or "not valid YAML"
-        return None, [error(Position(path, line, col), "", f"YAML syntax error: {problem}")]
+        return None, [syntax_error(exc, path)]
     except yaml.YAMLError as exc:
         return None, [error(Position(path, 1, 1), "", f"YAML syntax error: {exc}")]
     except RecursionError:
@@ -179,5 +200,7 @@ def parse_yaml(text: str, path: str) -> tuple[YamlDocument | None, list[Diagnost
         data = converter.convert(node, (), 0)
     except RecursionError:
         return None, [error(Position(path, 1, 1), "", f"nested deeper than {MAX_DEPTH}")]
-    document = YamlDocument(path, data, converter.values, converter.keys)
+    document = YamlDocument(
+        path, data, converter.values, converter.keys, frozenset(converter.rejected)
+    )
     return document, converter.diagnostics

@@ -1,0 +1,48 @@
+# The commands the README shows. CI runs `make test` (see .ci/run).
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+PORT ?= 8000
+HOST ?= 127.0.0.1
+STAMP := $(VENV)/.installed
+
+.PHONY: install site serve test lint typecheck golden schema clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+## Build the example site from content/ into site/.
+site: install
+	$(BIN)/errpages build --content content --out site
+
+## Build, then serve site/ on http://$(HOST):$(PORT)/ (Ctrl-C stops it).
+serve: site
+	@echo "Serving site/ at http://$(HOST):$(PORT)/  (or open site/index.html directly)"
+	$(BIN)/python -m http.server --bind $(HOST) --directory site $(PORT)
+
+lint: install
+	$(BIN)/ruff check generator tests
+	$(BIN)/ruff format --check generator tests
+
+typecheck: install
+	$(BIN)/mypy
+
+## The whole test suite: lint, types, then pytest.
+test: lint typecheck
+	$(BIN)/python -m pytest -q
+
+## Regenerate the golden pages in tests/golden/ after an intended output change.
+golden: install
+	$(BIN)/python -m tests.golden
+
+## Rewrite schema/record.schema.json from the code.
+schema: install
+	$(BIN)/errpages schema --write schema/record.schema.json
+
+clean:
+	rm -rf site .site.* $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,78 @@
+"""Shared fixtures: build sites into temporary folders and parse what they produce."""
+
+from __future__ import annotations
+
+import shutil
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+from click.testing import CliRunner, Result
+
+from generator.cli import cli
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE_CONTENT = REPO_ROOT / "content"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def run_cli(*args: str) -> Result:
+    """Run the errpages command line in-process and return its result."""
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def parse_html(path: Path) -> BeautifulSoup:
+    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+
+
+@pytest.fixture(scope="session")
+def example_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example content built once for the whole session."""
+    out = tmp_path_factory.mktemp("example") / "site"
+    result = run_cli("build", "--content", str(EXAMPLE_CONTENT), "--out", str(out))
+    assert result.exit_code == 0, result.output
+    return out
+
+
+VALID_RECORD = """\
+id: {id}
+repo: acme/widgets
+exception: ValueError
+message: {message}
+meaning: It means the widget was bad.
+source:
+  path: widgets/core.py
+  line: 12
+  commit: abcdef1234567
+  start_line: 10
+  snippet: |
+    def check(widget):
+        if not widget:
+            raise ValueError("bad widget")
+solutions:
+  - Pass a good widget.
+"""
+
+
+def valid_record(record_id: str = "0123456789abcdef", message: str = "bad widget") -> str:
+    return VALID_RECORD.format(id=record_id, message=message)
+
+
+@pytest.fixture
+def make_content(tmp_path: Path) -> Callable[[dict[str, str]], Path]:
+    """Write a small content folder from {relative path: text} and return its path."""
+
+    def make(files: dict[str, str]) -> Path:
+        root = tmp_path / "content"
+        if root.exists():
+            shutil.rmtree(root)
+        for name, text in files.items():
+            path = root / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(textwrap.dedent(text), encoding="utf-8")
+        (root / "errors").mkdir(parents=True, exist_ok=True)
+        return root
+
+    return make

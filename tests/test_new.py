@@ -1,0 +1,73 @@
+"""`errpages new` scaffolds a record with a fresh id and never overwrites one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from generator.schema import derive_id
+from tests.conftest import run_cli, valid_record
+
+
+def test_new_writes_a_record_with_derived_id(make_content) -> None:  # type: ignore[no-untyped-def]
+    content = make_content({})
+    args = [
+        "new",
+        "--content",
+        str(content),
+        "--repo",
+        "acme/widgets",
+        "--exception",
+        "KeyError",
+        "--message",
+        "no widget named {name!r}",
+    ]
+    result = run_cli(*args)
+    assert result.exit_code == 0, result.output
+    path = content / "errors" / "acme" / "widgets" / "no-widget-named-name-r.yaml"
+    data = yaml.safe_load(path.read_text())
+    assert data["id"] == derive_id("acme/widgets", "KeyError", "no widget named {name!r}")
+    assert data["message"] == "no widget named {name!r}"
+    assert data["exception"] == "KeyError"
+    again = run_cli(*args)
+    assert again.exit_code == 1
+    assert "already exists; use --force" in again.stderr
+
+
+def test_new_record_fails_check_until_filled_in(make_content) -> None:  # type: ignore[no-untyped-def]
+    content = make_content({})
+    run_cli("new", "--content", str(content), "--repo", "a/b", "--exception", "E", "--message", "m")
+    result = run_cli("check", "--content", str(content))
+    # The scaffold is a valid record whose placeholders are there to be replaced.
+    assert result.exit_code == 0, result.stderr
+
+
+def test_new_refuses_bad_repo_and_missing_flags(make_content) -> None:  # type: ignore[no-untyped-def]
+    content = make_content({})
+    bad = run_cli(
+        "new", "--content", str(content), "--repo", "../x", "--exception", "E", "--message", "m"
+    )
+    assert bad.exit_code == 2
+    missing = run_cli("new", "--content", str(content), "--repo", "a/b")
+    assert missing.exit_code == 2
+    assert "missing --exception" in missing.stderr
+
+
+def test_new_picks_another_id_when_derived_one_is_taken(make_content) -> None:  # type: ignore[no-untyped-def]
+    taken = derive_id("acme/widgets", "ValueError", "bad widget")
+    content = make_content({"errors/a.yaml": valid_record(taken)})
+    result = run_cli(
+        "new",
+        "--content",
+        str(content),
+        "--repo",
+        "acme/widgets",
+        "--exception",
+        "ValueError",
+        "--message",
+        "bad widget",
+    )
+    assert result.exit_code == 0, result.output
+    text = Path(content / "errors" / "acme" / "widgets" / "bad-widget.yaml").read_text()
+    assert yaml.safe_load(text)["id"] != taken

@@ -1,0 +1,87 @@
+"""Small pieces with sharp edges: ids, title cutting, URL safety, placeholders."""
+
+from __future__ import annotations
+
+import pytest
+
+from generator.links import short_text
+from generator.markdown import is_safe_url, render_markdown
+from generator.messages import placeholder_names
+from generator.render import message_html
+from generator.schema import derive_id, normalise_snippet_name
+
+
+def test_derive_id_is_documented_rule() -> None:
+    import hashlib
+
+    expected = hashlib.sha256(b"a/b\nValueError\nboom").hexdigest()[:16]
+    assert derive_id("a/b", "ValueError", "boom") == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("short message", "short message"),
+        (
+            "The arguments disaggregation-decode-enable-offload-kvcache and "
+            "disaggregation-decode-retraction-backup=host_pool are mutually exclusive",
+            "The arguments disaggregation-decode-enable-offload-kvcache…",
+        ),
+        ("x" * 80, "x" * 60 + "…"),
+    ],
+)
+def test_short_text_cuts_on_word_boundary(text: str, shown: str) -> None:
+    assert short_text(text) == shown
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "javascript:alert(1)",
+        "JAVASCRIPT:x",
+        "java\tscript:x",
+        " javascript:x",
+        "vbscript:x",
+        "data:text/html,x",
+        "%6Aavascript:x",
+        "file:///etc/passwd",
+        "java%0ascript:x",
+    ],
+)
+def test_dangerous_urls_refused(url: str) -> None:
+    assert not is_safe_url(url)
+
+
+@pytest.mark.parametrize("url", ["https://a.org/x", "http://a", "mailto:a@b.c", "../x", "#L1", "x"])
+def test_ordinary_urls_allowed(url: str) -> None:
+    assert is_safe_url(url)
+
+
+def test_markdown_escapes_raw_html_and_highlights_fences() -> None:
+    html = render_markdown("<b>x</b>\n\n```python\nraise ValueError('<x>')\n```\n")
+    assert "&lt;b&gt;x&lt;/b&gt;" in html
+    assert '<pre class="hl" data-lang="python">' in html
+    assert "&lt;x&gt;" in html and "<x>" not in html
+
+
+def test_placeholders_marked_and_named() -> None:
+    message = "got {backend!r} at {0} for {cfg.mode:>8}, {{literal}} {d[k]}"
+    assert placeholder_names(message) == ["backend", "0", "cfg", "d"]
+    html = str(message_html("a <b> {backend!r} {{x}}"))
+    assert html == 'a &lt;b&gt; <var class="placeholder">{backend!r}</var> {x}'
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("a/b.py", "a/b.py"),
+        ("./a//b.py", "a/b.py"),
+        ("../x", None),
+        ("a/../../x", None),
+        ("/etc/passwd", None),
+        ("C:/x", None),
+        ("a\\..\\x", None),
+    ],
+)
+def test_snippet_names_stay_inside_snippets(name: str, expected: str | None) -> None:
+    assert normalise_snippet_name(name) == expected
