@@ -7,6 +7,7 @@ exactly as it was.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,13 +25,16 @@ from generator.diagnostics import (
     sorted_diagnostics,
     with_source_lines,
 )
+from generator.linkcheck import check_links
 from generator.links import link_records
 from generator.loader import display_path, load_content
 from generator.model import Site, SiteConfig
 from generator.outputs import OutputFile
 from generator.outputs.api import api_files
 from generator.outputs.assets import asset_files
+from generator.outputs.hosting import hosting_files, source_date
 from generator.outputs.pages import page_files
+from generator.outputs.search import search_files
 from generator.outputs.write import check_collisions, check_output_folder, write_site
 from generator.render import make_environment
 from generator.schema import validate_records
@@ -89,6 +93,7 @@ def load_site(
         report.diagnostics += problems
         if base_url is not None:
             config = replace(config, base_url=normalise_base_url(base_url))
+        config = replace(config, build_date=source_date(os.environ.get("SOURCE_DATE_EPOCH")))
         records, problems = validate_records(loaded.records, loaded.snippets)
         report.diagnostics += problems
     with timed(report, "link"):
@@ -117,6 +122,10 @@ def render_site(site: Site, theme_dir: Path, report: BuildReport) -> list[Output
     try:
         env = make_environment(theme_dir)
         files = page_files(site, env) + api_files(site) + asset_files(theme_dir)
+        files += search_files(site)
+        hosting, problems = hosting_files(site, env)
+        files += hosting
+        report.diagnostics += problems
     except TemplateError as exc:
         report.diagnostics.append(template_diagnostic(exc, theme_dir))
         return []
@@ -144,6 +153,8 @@ def build(
         return report
     with timed(report, "render"):
         report.files = render_site(site, theme_dir, report)
+    with timed(report, "linkcheck"):
+        report.diagnostics += check_links(report.files)
     if report.failed(strict) or out_dir is None:
         return report
     with timed(report, "write"):

@@ -58,6 +58,11 @@ def read_config(document: YamlDocument | None) -> tuple[SiteConfig, list[Diagnos
     report_host = reader.string(("report_host",), False, expected="the tracker's name")
     theme = reader.string(("theme",), False, expected="a theme name or folder")
     recent = reader.integer(("recent_count",), False)
+    feed_count = reader.integer(("feed_count",), False)
+    if reader.lookup(("build_date",))[0]:
+        reader.fail(
+            ("build_date",), "build_date is set from SOURCE_DATE_EPOCH, not site.yaml", at_key=True
+        )
     config = SiteConfig(
         title=title or defaults.title,
         description=description or "",
@@ -68,5 +73,6 @@ def read_config(document: YamlDocument | None) -> tuple[SiteConfig, list[Diagnos
         report_host=report_host or defaults.report_host,
         theme=theme or defaults.theme,
         recent_count=recent or defaults.recent_count,
+        feed_count=feed_count or defaults.feed_count,
     )
     return config, reader.diagnostics

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Sequence
 from functools import lru_cache
@@ -19,7 +20,10 @@ SAFE_SCHEMES = ("http", "https", "mailto")
 SCHEME_RE = re.compile(r"^([a-z][a-z0-9+.\-]*):")
 # Browsers ignore these inside a scheme, so `java\tscript:` is still javascript:.
 IGNORED_IN_SCHEME_RE = re.compile(r"[\x00-\x20\x7f]+")
-HEADING_SHIFT = 2  # record Markdown sits under the page's h2 sections
+HEADING_SHIFT = 2
+INLINE_TAG_RE = re.compile(
+    r"</?(?:a|code|em|strong|s|span)(?:\s[^>]*)?>"
+)  # record Markdown sits under the page's h2 sections
 
 
 def is_safe_url(url: str) -> bool:
@@ -79,6 +83,12 @@ def markdown_renderer() -> MarkdownIt:
 def render_markdown(text: str) -> str:
     """Render record Markdown to HTML; raw HTML in the text comes out escaped."""
     return str(markdown_renderer().render(text))
+
+
+def plain_text(text: str) -> str:
+    """Markdown as plain text: rendered, tags dropped, entities decoded, spaces folded."""
+    inline_dropped = INLINE_TAG_RE.sub("", render_markdown(text))
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", inline_dropped)).split())
 
 
 def render_markdown_inline(text: str) -> str:

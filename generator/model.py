@@ -117,6 +117,8 @@ class SiteConfig:
     report_host: str = "GitHub"
     theme: str = "default"
     recent_count: int = 10
+    feed_count: int = 20
+    build_date: str = ""  # from SOURCE_DATE_EPOCH only, so builds stay reproducible
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup, escape
@@ -21,7 +22,7 @@ from markupsafe import Markup, escape
 from generator import __version__, urls
 from generator.highlight import highlight_block, highlight_lines
 from generator.links import short_text
-from generator.markdown import render_markdown, render_markdown_inline
+from generator.markdown import plain_text, render_markdown, render_markdown_inline
 from generator.messages import message_parts, placeholder_names
 from generator.model import ErrorLinks, LinkRef, Record, Site, SiteConfig
 
@@ -48,7 +49,7 @@ def make_environment(theme_dir: Path) -> Environment:
 def message_html(message: str) -> Markup:
     """Escape a message template and mark its `{placeholders}` so readers see what varies."""
     return Markup("").join(
-        Markup('<var class="placeholder">{}</var>').format(part.text)
+        Markup('<var class="placeholder" data-name="{}">{}</var>').format(part.name, part.text)
         if part.is_placeholder
         else escape(part.text)
         for part in message_parts(message)
@@ -62,19 +63,32 @@ class PageLinks:
     path: str
     root: str
     home: str
+    search: str
     style_css: str
     pygments_css: str
+    site_js: str
+    search_js: str
+    search_index_js: str
     errors_index_json: str
+    feed: str
 
     @staticmethod
     def for_page(path: str) -> PageLinks:
+        def link(target: str) -> str:
+            return urls.relative(target, path)
+
         return PageLinks(
             path=path,
-            root=urls.relative("index.html", path).removesuffix("index.html") or "./",
-            home=urls.relative(urls.HOME_PAGE, path),
-            style_css=urls.relative(urls.STYLE_CSS, path),
-            pygments_css=urls.relative(urls.PYGMENTS_CSS, path),
-            errors_index_json=urls.relative(urls.ERRORS_INDEX_JSON, path),
+            root=link("index.html").removesuffix("index.html") or "./",
+            home=link(urls.HOME_PAGE),
+            search=link(urls.SEARCH_PAGE),
+            style_css=link(urls.STYLE_CSS),
+            pygments_css=link(urls.PYGMENTS_CSS),
+            site_js=link(urls.SITE_JS),
+            search_js=link(urls.SEARCH_JS),
+            search_index_js=link(urls.SEARCH_INDEX_JS),
+            errors_index_json=link(urls.ERRORS_INDEX_JSON),
+            feed=link(urls.FEED_XML),
         )
 
     def to_error(self, error_id: str) -> str:
@@ -87,13 +101,30 @@ class PageLinks:
         return urls.relative(urls.error_json(error_id), self.path)
 
 
-def site_context(config: SiteConfig, page: PageLinks, canonical: str) -> dict[str, Any]:
+def site_context(
+    config: SiteConfig, page: PageLinks, canonical: str, base_href: str = ""
+) -> dict[str, Any]:
     return {
         "site": config,
         "page": page,
         "canonical_url": canonical,
+        "base_href": base_href,
         "generator": f"errpages {__version__}",
     }
+
+
+ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "cf.", "approx.")
+
+
+def first_sentence(text: str, limit: int = 300) -> str:
+    """The first sentence of plain text (abbreviations such as e.g. do not end it)."""
+    text = " ".join(text.split())
+    for found in re.finditer(r"[.!?](?=\s|$)", text):
+        end = found.end()
+        if text[:end].lower().endswith(ABBREVIATIONS):
+            continue
+        return short_text(text[:end], limit)
+    return short_text(text, limit)
 
 
 def snippet_context(record: Record) -> dict[str, Any]:
@@ -151,6 +182,8 @@ def error_page_context(record: Record, links: ErrorLinks, config: SiteConfig) ->
         **site_context(config, page, canonical),
         "record": record,
         "short_title": short_text(record.title),
+        "short_message": short_text(record.message),
+        "description": first_sentence(plain_text(record.meaning)),
         "message_html": message_html(record.message),
         "placeholders": placeholder_names(record.message),
         "meaning_html": Markup(render_markdown(record.meaning)),
@@ -204,11 +237,11 @@ def group_by_repo(records: tuple[Record, ...]) -> dict[str, list[Record]]:
     return dict(sorted(groups.items(), key=lambda item: item[0].lower()))
 
 
-def recent_records(site: Site) -> list[Record]:
+def recent_records(site: Site, count: int | None = None) -> list[Record]:
     """The newest analyses first; records without a date last, then by id for stability."""
     dated = sorted(site.records, key=lambda r: (r.analysis.date if r.analysis else "", r.id))
     ordered = sorted(dated, key=lambda r: r.analysis.date if r.analysis else "", reverse=True)
-    return ordered[: site.config.recent_count]
+    return ordered[: site.config.recent_count if count is None else count]
 
 
 def render_home_page(env: Environment, site: Site) -> str:
@@ -263,3 +296,29 @@ def render_repo_page(env: Environment, site: Site, repo: str, records: list[Reco
         "groups": groups,
     }
     return env.get_template("repo.html").render(context)
+
+
+def render_search_page(env: Environment, site: Site) -> str:
+    page = PageLinks.for_page(urls.SEARCH_PAGE)
+    context = site_context(site.config, page, urls.canonical_url(site.config, urls.SEARCH_PAGE))
+    return env.get_template("search.html").render(context)
+
+
+def render_not_found_page(env: Environment, site: Site) -> str:
+    """The 404 page: served at any depth, so its links resolve against the site's root path."""
+    page = PageLinks.for_page(urls.NOT_FOUND_PAGE)
+    base_href = urlsplit(site.config.base_url).path or "/"
+    return env.get_template("404.html").render(site_context(site.config, page, "", base_href))
+
+
+def render_redirect_page(env: Environment, site: Site, alias: str, record: Record) -> str:
+    """A page at a former id's address that sends readers on to the error's page."""
+    path = urls.error_page(alias)
+    context = {
+        "record": record,
+        "short_message": short_text(record.message),
+        "target_url": urls.relative(urls.error_page(record.id), path),
+        "canonical_url": urls.canonical_url(site.config, urls.error_page(record.id)),
+        "redirect_js": urls.relative(urls.REDIRECT_JS, path),
+    }
+    return env.get_template("redirect.html").render(context)

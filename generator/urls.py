@@ -26,6 +26,16 @@ def repo_page(repo: str) -> str:
 
 
 HOME_PAGE = "index.html"
+SEARCH_PAGE = "search/index.html"
+NOT_FOUND_PAGE = "404.html"
+SITE_JS = "assets/site.js"
+SEARCH_JS = "assets/search.js"
+SEARCH_INDEX_JS = "assets/search-index.js"
+REDIRECT_JS = "assets/redirect.js"
+FEED_XML = "feed.xml"
+SITEMAP_XML = "sitemap.xml"
+ROBOTS_TXT = "robots.txt"
+ERRORS_NDJSON = "api/errors.ndjson"
 ERRORS_INDEX_JSON = "api/errors/index.json"
 SCHEMA_JSON = "api/schema.json"
 STYLE_CSS = "assets/style.css"

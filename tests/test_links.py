@@ -9,14 +9,20 @@ from tests.conftest import parse_html
 
 
 def internal_references(site: Path) -> list[tuple[Path, str]]:
+    """(folder the URL is relative to, URL) for every internal link of every page."""
     refs = []
     for page in sorted(site.rglob("*.html")):
         soup = parse_html(page)
+        base = soup.find("base")
+        # The 404 page is served at any depth; its <base href="/"> is the site root.
+        folder = site if base is not None else page.parent
         for tag in soup.find_all(href=True) + soup.find_all(src=True):
+            if tag.name == "base":
+                continue
             url = str(tag.get("href") or tag.get("src"))
             if urlsplit(url).scheme or url.startswith("//"):
                 continue
-            refs.append((page, url))
+            refs.append((folder / page.name, url))
     return refs
 
 

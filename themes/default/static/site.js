@@ -1,0 +1,107 @@
+/* errpages: behaviour shared by every page. No inline handlers: this file is the only script. */
+(function () {
+  "use strict";
+
+  var MAX_VALUE_LENGTH = 500;
+
+  /* Copy text to the clipboard; falls back to a hidden textarea where the async API is missing. */
+  function copyText(text) {
+    if (navigator.clipboard && window.isSecureContext) {
+      return navigator.clipboard.writeText(text).catch(function () {
+        return legacyCopy(text);
+      });
+    }
+    return legacyCopy(text);
+  }
+
+  function legacyCopy(text) {
+    return new Promise(function (resolve, reject) {
+      var area = document.createElement("textarea");
+      area.value = text;
+      area.setAttribute("readonly", "");
+      area.style.position = "fixed";
+      area.style.opacity = "0";
+      document.body.appendChild(area);
+      area.select();
+      var ok = false;
+      try {
+        ok = document.execCommand("copy");
+      } catch (e) {
+        ok = false;
+      }
+      document.body.removeChild(area);
+      if (ok) {
+        resolve();
+      } else {
+        reject(new Error("copy refused"));
+      }
+    });
+  }
+
+  /* The address to share: the canonical URL when the site knows it, else this page's own. */
+  function shareUrl(button) {
+    var url = button.getAttribute("data-url") || location.href.split("#")[0].split("?")[0];
+    return url + location.search;
+  }
+
+  function markdownLabel(text) {
+    return text.replace(/\\/g, "\\\\").replace(/\[/g, "\\[").replace(/\]/g, "\\]");
+  }
+
+  function setUpCopyButtons() {
+    var status = document.getElementById("copy-status");
+    var buttons = document.querySelectorAll("button[data-copy]");
+    Array.prototype.forEach.call(buttons, function (button) {
+      button.hidden = false;
+      button.addEventListener("click", function () {
+        var url = shareUrl(button);
+        var kind = button.getAttribute("data-copy");
+        var text = kind === "markdown"
+          ? "[" + markdownLabel(button.getAttribute("data-label") || "") + "](" + url.replace(/\)/g, "%29") + ")"
+          : url;
+        copyText(text).then(function () {
+          button.setAttribute("data-copied", "true");
+          if (status) {
+            status.textContent = kind === "markdown" ? "Copied Markdown link: " + text : "Copied URL: " + text;
+          }
+          setTimeout(function () { button.removeAttribute("data-copied"); }, 2000);
+        }, function () {
+          if (status) {
+            status.textContent = "Could not copy; select and copy this instead: " + text;
+          }
+        });
+      });
+    });
+  }
+
+  /* Show the reader's own values in the message: errors/<id>/?backend=mori. */
+  function fillPlaceholders() {
+    if (!location.search || typeof URLSearchParams === "undefined") {
+      return;
+    }
+    var params = new URLSearchParams(location.search);
+    var filled = [];
+    var vars = document.querySelectorAll(".message-text var.placeholder[data-name]");
+    Array.prototype.forEach.call(vars, function (node) {
+      var name = node.getAttribute("data-name");
+      if (!params.has(name)) {
+        return;
+      }
+      var value = params.get(name).slice(0, MAX_VALUE_LENGTH);
+      node.setAttribute("title", node.textContent + " (value from the link)");
+      node.textContent = value;
+      node.classList.add("filled");
+      if (filled.indexOf(name) < 0) {
+        filled.push(name);
+      }
+    });
+    var note = document.getElementById("filled-note");
+    if (note && filled.length) {
+      note.textContent = "Showing the values from this link for: " + filled.join(", ") + ".";
+      note.hidden = false;
+    }
+  }
+
+  setUpCopyButtons();
+  fillPlaceholders();
+})();
