@@ -26,8 +26,8 @@ serve: site
 	$(BIN)/python -m http.server --bind $(HOST) --directory site $(PORT)
 
 lint: install
-	$(BIN)/ruff check generator tests
-	$(BIN)/ruff format --check generator tests
+	$(BIN)/ruff check generator tests benchmarks
+	$(BIN)/ruff format --check generator tests benchmarks
 
 typecheck: install
 	$(BIN)/mypy

@@ -5,13 +5,17 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
 
 import click
 
-from generator import __version__
-from generator.build import BuildReport, build
+from generator import __version__, urls
+from generator.build import BuildReport, build, load_site
 from generator.diagnostics import Level
 from generator.loader import display_path
+from generator.lookup import LookupMatch, compile_matchers, lookup
+from generator.model import SiteConfig
 from generator.record_schema import record_schema
 from generator.scaffold import fresh_id, new_record_path, record_text, write_new_record
 from generator.schema import REPO_RE
@@ -146,6 +150,60 @@ def new_command(
         click.echo(f"{display_path(path)} already exists; use --force to replace it.", err=True)
         sys.exit(1)
     click.echo(f"Wrote {display_path(path)} (id {record_id}). Fill in the fields it marks.")
+
+
+@cli.command("lookup")
+@CONTENT_OPTION
+@click.option("--text", help="The traceback or log text (default: read standard input).")
+@click.option("--json", "as_json", is_flag=True, help="Print the matches as JSON.")
+@click.option("--limit", default=5, show_default=True, type=click.IntRange(1, 100))
+@click.option("--base-url", help="Print absolute URLs under this base (default: base_url).")
+def lookup_command(
+    content: Path, text: str | None, as_json: bool, limit: int, base_url: str | None
+) -> None:
+    """Find the errors a traceback or log shows. Exit 1 when nothing matches."""
+    if text is None:
+        if sys.stdin.isatty():
+            click.echo("Paste the traceback, then press Ctrl-D.", err=True)
+        text = sys.stdin.read()
+    report = BuildReport()
+    site, _ = load_site(content, base_url, report)
+    if site is None:
+        print_diagnostics(report)
+        sys.exit(1)
+    matches = lookup(text, compile_matchers(site.records), limit)
+    rows = [lookup_row(match, site.config) for match in matches]
+    if as_json:
+        click.echo(json.dumps({"matches": rows}, indent=2, ensure_ascii=False))
+    elif not rows:
+        click.echo("No known error matches this text.", err=True)
+    for row in [] if as_json else rows:
+        kind = "match" if row["exact"] else "close match (the message may have changed)"
+        click.echo(f"{row['id']}  {row['exception']}: {row['message']}")
+        click.echo(f"    {kind}; {row['repo']}")
+        for name, value in row["values"].items():
+            click.echo(f"    {name} = {value}")
+        click.echo(f"    {row['url']}")
+    sys.exit(0 if rows else 1)
+
+
+def lookup_row(match: LookupMatch, config: SiteConfig) -> dict[str, Any]:
+    """One match as data: the record's identity, where its page is, the values found."""
+    record = match.record
+    path = urls.error_page(record.id)
+    query = urlencode(match.values)
+    url = urls.canonical_url(config, path) or urls.permanent_path(path)
+    return {
+        "id": record.id,
+        "repo": record.repo,
+        "exception": record.exception,
+        "message": record.message,
+        "exact": match.exact,
+        "score": round(match.score, 3),
+        "values": match.values,
+        "url": url + (f"?{query}" if query else ""),
+        "matched_text": match.matched_text,
+    }
 
 
 @cli.command("schema")

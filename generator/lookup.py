@@ -51,6 +51,19 @@ def words(text: str) -> set[str]:
     return {w.lower() for w in WORD_RE.findall(text)}
 
 
+def placeholder_pattern(index: int, count: int) -> str:
+    """A wildcard for the placeholder at this place in the template.
+
+    The last one runs to the end of its line. A leading one takes no colon, so
+    it does not swallow the `Exception: ` before the message.
+    """
+    if index == count - 1:
+        return "(.+)"
+    if index == 0:
+        return r"([^\s:]+(?: [^\s:]+)*?)"
+    return "(.+?)"
+
+
 def compile_matcher(record: Record) -> Matcher:
     """Turn a record's message template into a regular expression with one group a placeholder."""
     parts = message_parts(record.message.strip())
@@ -59,8 +72,7 @@ def compile_matcher(record: Record) -> Matcher:
     literal = ""
     for index, part in enumerate(parts):
         if part.is_placeholder:
-            is_last = index == len(parts) - 1
-            pieces.append("(.+)" if is_last else "(.+?)")
+            pieces.append(placeholder_pattern(index, len(parts)))
             names.append(part.name)
         else:
             chunks = part.text.split()
@@ -107,13 +119,15 @@ def exact_match(matcher: Matcher, text: str) -> LookupMatch | None:
     return best
 
 
-def partial_match(matcher: Matcher, exception_lines: list[tuple[str, str]]) -> LookupMatch | None:
+def partial_match(
+    matcher: Matcher, exception_lines: list[tuple[str, str, set[str]]]
+) -> LookupMatch | None:
     """Most of the template's words in one exception line: a likely match for a changed message."""
     if not matcher.words:
         return None
     best: LookupMatch | None = None
-    for exception, message in exception_lines:
-        shared = len(matcher.words & words(message)) / len(matcher.words)
+    for exception, message, line_words in exception_lines:
+        shared = len(matcher.words & line_words) / len(matcher.words)
         if shared < PARTIAL_THRESHOLD:
             continue
         same_type = exception.rsplit(".", 1)[-1] == matcher.record.exception
@@ -126,7 +140,9 @@ def partial_match(matcher: Matcher, exception_lines: list[tuple[str, str]]) -> L
 def lookup(text: str, matchers: list[Matcher], limit: int = 5) -> list[LookupMatch]:
     """Rank the records a traceback or log shows: full matches first, then partial ones."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    exception_lines = [(m.group(1), m.group(2)) for m in EXCEPTION_LINE_RE.finditer(text)]
+    exception_lines = [
+        (m.group(1), m.group(2), words(m.group(2))) for m in EXCEPTION_LINE_RE.finditer(text)
+    ]
     matches = []
     for matcher in matchers:
         match = exact_match(matcher, text) or partial_match(matcher, exception_lines)

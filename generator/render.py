@@ -71,6 +71,7 @@ class PageLinks:
     search_index_js: str
     errors_index_json: str
     feed: str
+    favicon: str
 
     @staticmethod
     def for_page(path: str) -> PageLinks:
@@ -89,6 +90,7 @@ class PageLinks:
             search_index_js=link(urls.SEARCH_INDEX_JS),
             errors_index_json=link(urls.ERRORS_INDEX_JSON),
             feed=link(urls.FEED_XML),
+            favicon=link(urls.FAVICON),
         )
 
     def to_error(self, error_id: str) -> str:
@@ -320,5 +322,6 @@ def render_redirect_page(env: Environment, site: Site, alias: str, record: Recor
         "target_url": urls.relative(urls.error_page(record.id), path),
         "canonical_url": urls.canonical_url(site.config, urls.error_page(record.id)),
         "redirect_js": urls.relative(urls.REDIRECT_JS, path),
+        "favicon": urls.relative(urls.FAVICON, path),
     }
     return env.get_template("redirect.html").render(context)

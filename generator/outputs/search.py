@@ -4,7 +4,7 @@ Browsers refuse fetch() on file:// pages, but they run <script src>; so the
 index is `assets/search-index.js`, which sets `window.ERRPAGES_SEARCH`. Each
 document is a short array (field names once, in `fields`) to keep the file
 small at tens of thousands of errors. The meaning is shipped as its distinct
-words only: enough to find an error by it, a fraction of the text's size.
+words only, by number: enough to find an error by it, a fraction of the size.
 """
 
 from __future__ import annotations
@@ -19,55 +19,17 @@ from generator.model import Record, Site
 from generator.outputs import OutputFile
 
 FIELDS = ("id", "repo", "kind", "exception", "message", "title", "path", "tags", "words")
-WORD_RE = re.compile(r"[\w][\w.-]*[\w]|\w", re.UNICODE)
+# Fields whose values repeat across errors: shipped once in `strings`, referred to by number.
+SHARED_FIELDS = ("repo", "kind", "exception", "path")
+# Words as the browser splits them: runs of letters, digits and underscores.
+WORD_RE = re.compile(r"\w+")
 STOP_WORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "but",
-        "by",
-        "for",
-        "from",
-        "has",
-        "have",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "no",
-        "not",
-        "of",
-        "on",
-        "or",
-        "so",
-        "such",
-        "that",
-        "the",
-        "their",
-        "then",
-        "there",
-        "these",
-        "this",
-        "to",
-        "was",
-        "were",
-        "when",
-        "which",
-        "while",
-        "will",
-        "with",
-    ]
+    "a an and are as at be but by for from has have if in into is it its no not of on or so "
+    "such that the their then there these this to was were when which while will with".split()
 )
 
 
-def meaning_words(record: Record) -> str:
+def meaning_words(record: Record) -> list[str]:
     """Distinct lowercase words of the meaning, solutions and trigger not already in the message."""
     seen = {w.lower() for w in WORD_RE.findall(record.message)}
     texts = [record.meaning, *record.solutions]
@@ -79,21 +41,66 @@ def meaning_words(record: Record) -> str:
             if word not in seen and word not in STOP_WORDS and len(word) > 1:
                 seen.add(word)
                 result.append(word)
-    return " ".join(result)
+    return result
 
 
-def search_document(record: Record) -> list[Any]:
-    return [
-        record.id,
-        record.repo,
-        record.kind,
-        record.exception,
-        record.message,
-        record.title if record.title != record.message else "",
-        record.source.path,
-        list(record.tags),
-        meaning_words(record),
-    ]
+class Table:
+    """Number distinct strings in order of first use."""
+
+    def __init__(self) -> None:
+        self.numbers: dict[str, int] = {}
+
+    def number(self, text: str) -> int:
+        return self.numbers.setdefault(text, len(self.numbers))
+
+    def values(self) -> list[str]:
+        return list(self.numbers)
+
+
+def search_index(records: tuple[Record, ...]) -> dict[str, Any]:
+    """The index: one short array per error; repeated strings and meaning words numbered.
+
+    `words` holds the numbers of the error's meaning words in `vocabulary`,
+    written in base 36 and separated by spaces; the vocabulary is sorted so
+    the browser can find every word that starts with what was typed.
+    """
+    strings = Table()
+    per_record = [meaning_words(record) for record in records]
+    vocabulary = sorted({word for words in per_record for word in words})
+    word_number = {word: number for number, word in enumerate(vocabulary)}
+    docs = []
+    for record, words in zip(records, per_record, strict=True):
+        docs.append(
+            [
+                record.id,
+                strings.number(record.repo),
+                strings.number(record.kind),
+                strings.number(record.exception),
+                record.message,
+                record.title if record.title != record.message else "",
+                strings.number(record.source.path),
+                list(record.tags),
+                " ".join(base36(word_number[word]) for word in words),
+            ]
+        )
+    return {
+        "version": 2,
+        "fields": list(FIELDS),
+        "shared": list(SHARED_FIELDS),
+        "strings": strings.values(),
+        "vocabulary": vocabulary,
+        "docs": docs,
+    }
+
+
+def base36(number: int) -> str:
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    text = ""
+    while True:
+        number, rest = divmod(number, 36)
+        text = digits[rest] + text
+        if not number:
+            return text
 
 
 def script_json(data: Any) -> str:
@@ -110,10 +117,9 @@ def script_json(data: Any) -> str:
 
 def search_files(site: Site) -> list[OutputFile]:
     """Plan the search index script."""
-    index = {
-        "version": 1,
-        "fields": list(FIELDS),
-        "docs": [search_document(record) for record in site.records],
-    }
-    body = f"window.ERRPAGES_SEARCH = {script_json(index)};\n"
+    index = search_index(site.records)
+    # JSON.parse of a string literal parses faster than the same data as a JS literal.
+    text = script_json(index)
+    literal = "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    body = f"window.ERRPAGES_SEARCH = JSON.parse({literal});\n"
     return [OutputFile(urls.SEARCH_INDEX_JS, body.encode(), "search index")]

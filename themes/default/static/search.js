@@ -32,9 +32,13 @@
   var EXACT_BASE = 1000;
   var MAX_RESULTS = 50;
 
+  var shared = new Set(data.shared);
+  var vocabulary = data.vocabulary;
   var docs = data.docs.map(function (row, index) {
     var doc = { index: index };
-    data.fields.forEach(function (name, i) { doc[name] = row[i]; });
+    data.fields.forEach(function (name, i) {
+      doc[name] = shared.has(name) ? data.strings[row[i]] : row[i];
+    });
     return doc;
   });
 
@@ -46,52 +50,55 @@
     return String(text).toLowerCase().replace(/\s+/g, " ").trim();
   }
 
-  /* ---- word search: an inverted index built on first use ---- */
-  var vocabulary = null;
-  var postings = null;
+  /* ---- word search: a scan of lowercased fields, fast enough at tens of thousands ----
+   * The meaning's words come as numbers into the sorted vocabulary, so a query
+   * word is looked up there once, by binary search, not in every error. */
+  var TEXT_FIELDS = ["message", "title", "exception", "tags", "repo", "path"];
+  var lowered = null;
+  var wordNumbers = null;
 
-  function buildIndex() {
-    postings = new Map();
-    docs.forEach(function (doc) {
-      Object.keys(WEIGHTS).forEach(function (field) {
+  function prepare() {
+    lowered = docs.map(function (doc) {
+      return TEXT_FIELDS.map(function (field) {
         var value = field === "tags" ? doc.tags.join(" ") : doc[field];
-        tokens(value).forEach(function (token) {
-          var list = postings.get(token);
-          if (!list) {
-            list = [];
-            postings.set(token, list);
-          }
-          list.push(doc.index, WEIGHTS[field]);
-        });
+        return " " + String(value || "").toLowerCase();
       });
     });
-    vocabulary = Array.from(postings.keys()).sort();
+    wordNumbers = docs.map(function (doc) {
+      return doc.words ? doc.words.split(" ").map(function (n) { return parseInt(n, 36); }) : [];
+    });
   }
 
-  function lowerBound(prefix) {
+  function isWordChar(ch) {
+    return ch !== undefined && /[\p{L}\p{N}_]/u.test(ch);
+  }
+
+  /* How well one field holds a query word: 1 for a whole word, 0.6 for a word's start. */
+  function wordHit(text, word) {
+    var best = 0;
+    var at = text.indexOf(word);
+    while (at >= 0 && best < 1) {
+      if (!isWordChar(text[at - 1])) {
+        best = Math.max(best, isWordChar(text[at + word.length]) ? 0.6 : 1);
+      }
+      at = text.indexOf(word, at + 1);
+    }
+    return best;
+  }
+
+  /* Vocabulary numbers of the words that start with `word`: 1 for the word itself, 0.6 else. */
+  function vocabularyHits(word) {
+    var hits = new Map();
     var lo = 0;
     var hi = vocabulary.length;
     while (lo < hi) {
       var mid = (lo + hi) >> 1;
-      if (vocabulary[mid] < prefix) { lo = mid + 1; } else { hi = mid; }
+      if (vocabulary[mid] < word) { lo = mid + 1; } else { hi = mid; }
     }
-    return lo;
-  }
-
-  /* Score of every document for one query word: best field weight, exact words above prefixes. */
-  function scoresFor(word) {
-    var scores = new Map();
-    for (var i = lowerBound(word); i < vocabulary.length && vocabulary[i].lastIndexOf(word, 0) === 0; i++) {
-      var factor = vocabulary[i] === word ? 1 : 0.6;
-      var list = postings.get(vocabulary[i]);
-      for (var j = 0; j < list.length; j += 2) {
-        var score = list[j + 1] * factor;
-        if (!(scores.get(list[j]) >= score)) {
-          scores.set(list[j], score);
-        }
-      }
+    for (var i = lo; i < vocabulary.length && vocabulary[i].lastIndexOf(word, 0) === 0; i++) {
+      hits.set(i, vocabulary[i] === word ? 1 : 0.6);
     }
-    return scores;
+    return hits;
   }
 
   function wordSearch(query) {
@@ -99,36 +106,78 @@
     if (!words.length) {
       return [];
     }
-    if (!postings) {
-      buildIndex();
+    if (!lowered) {
+      prepare();
     }
-    var total = new Map();
-    var hits = new Map();
-    words.forEach(function (word) {
-      scoresFor(word).forEach(function (score, docIndex) {
-        total.set(docIndex, (total.get(docIndex) || 0) + score);
-        hits.set(docIndex, (hits.get(docIndex) || 0) + 1);
-      });
-    });
-    var needed = words.length;
-    var all = Array.from(total.keys()).filter(function (i) { return hits.get(i) === needed; });
-    var chosen = all.length ? all : Array.from(total.keys());
+    var meaningHits = words.map(vocabularyHits);
     var phrase = normalise(query);
-    return chosen.map(function (docIndex) {
-      var doc = docs[docIndex];
-      var message = normalise(doc.message);
-      var score = total.get(docIndex) + hits.get(docIndex) * 10;
+    var all = [];
+    var some = [];
+    docs.forEach(function (doc, index) {
+      var fields = lowered[index];
+      var score = 0;
+      var hits = 0;
+      words.forEach(function (word, w) {
+        var best = 0;
+        for (var f = 0; f < TEXT_FIELDS.length; f++) {
+          var hit = wordHit(fields[f], word);
+          if (hit) {
+            best = Math.max(best, hit * WEIGHTS[TEXT_FIELDS[f]]);
+          }
+        }
+        if (!best && meaningHits[w].size) {
+          wordNumbers[index].forEach(function (n) {
+            var hit = meaningHits[w].get(n);
+            if (hit) {
+              best = Math.max(best, hit * WEIGHTS.words);
+            }
+          });
+        }
+        if (best) {
+          score += best;
+          hits++;
+        }
+      });
+      if (!hits) {
+        return;
+      }
+      var message = fields[0].slice(1);
+      score += hits * 10;
       if (message === phrase) {
         score += 500;
       } else if (phrase.length > 3 && message.indexOf(phrase) >= 0) {
         score += 300;
       }
-      return { doc: doc, score: score, exact: false, values: {} };
+      (hits === words.length ? all : some).push({ doc: doc, score: score, exact: false, values: {} });
     });
+    return all.length ? all : some;
   }
 
   /* ---- traceback lookup: templates with placeholders as wildcards ---- */
   var matchers = null;
+  var compiled = new Map();
+  var templateWords = new Map();
+
+  function matcherFor(index) {
+    if (!compiled.has(index)) {
+      compiled.set(index, compileMatcher(docs[index]));
+    }
+    return compiled.get(index);
+  }
+
+  /* The words of a template's literal text (for partial matches), without compiling it. */
+  function wordsFor(index) {
+    if (!templateWords.has(index)) {
+      var literal = messageParts(docs[index].message.trim())
+        .filter(function (p) { return !p.name; })
+        .map(function (p) { return p.text; })
+        .join(" ");
+      templateWords.set(index, new Set((literal.match(LOOKUP_WORD_RE) || []).map(function (w) {
+        return w.toLowerCase();
+      })));
+    }
+    return templateWords.get(index);
+  }
 
   function escapeRegExp(text) {
     return text.replace(/[.*+?^${}()|[\]\\\/-]/g, "\\$&");
@@ -160,6 +209,17 @@
     return parts;
   }
 
+  /* The last placeholder runs to the end of its line; a leading one holds no colon. */
+  function placeholderPattern(index, count) {
+    if (index === count - 1) {
+      return "(.+)";
+    }
+    if (index === 0) {
+      return "([^\\s:]+(?: [^\\s:]+)*?)";
+    }
+    return "(.+?)";
+  }
+
   function compileMatcher(doc) {
     var parts = messageParts(doc.message.trim());
     var pieces = [];
@@ -167,7 +227,7 @@
     var literal = "";
     parts.forEach(function (part, index) {
       if (part.name) {
-        pieces.push(index === parts.length - 1 ? "(.+)" : "(.+?)");
+        pieces.push(placeholderPattern(index, parts.length));
         names.push(part.name);
         return;
       }
@@ -230,9 +290,8 @@
     }
     var best = null;
     exceptionLines.forEach(function (line) {
-      var lineWords = new Set((line.message.match(LOOKUP_WORD_RE) || []).map(function (w) { return w.toLowerCase(); }));
       var shared = 0;
-      matcher.words.forEach(function (w) { if (lineWords.has(w)) { shared++; } });
+      matcher.words.forEach(function (w) { if (line.words.has(w)) { shared++; } });
       var fraction = shared / matcher.words.size;
       if (fraction < PARTIAL_THRESHOLD) {
         return;
@@ -246,20 +305,41 @@
     return best;
   }
 
+  /* A cheap first test per template: its longest literal run's first word is in the text. */
+  function anchorWord(doc) {
+    var longest = "";
+    messageParts(doc.message.trim()).forEach(function (part) {
+      if (!part.name && part.text.trim().length > longest.length) {
+        longest = part.text.trim();
+      }
+    });
+    return longest.split(/\s+/)[0] || "";
+  }
+
   function lookup(text) {
     if (!matchers) {
-      matchers = docs.map(compileMatcher);
+      matchers = docs.map(anchorWord);
     }
     text = text.replace(/\r\n?/g, "\n");
     var exceptionLines = [];
     var found;
     EXCEPTION_LINE_RE.lastIndex = 0;
     while ((found = EXCEPTION_LINE_RE.exec(text)) !== null) {
-      exceptionLines.push({ exception: found[1], message: found[2] });
+      exceptionLines.push({
+        exception: found[1],
+        message: found[2],
+        words: new Set((found[2].match(LOOKUP_WORD_RE) || []).map(function (w) { return w.toLowerCase(); }))
+      });
     }
     var matches = [];
-    matchers.forEach(function (matcher) {
-      var match = exactMatch(matcher, text) || partialMatch(matcher, exceptionLines);
+    docs.forEach(function (doc, index) {
+      var match = null;
+      if (text.indexOf(matchers[index]) >= 0) {
+        match = exactMatch(matcherFor(index), text);
+      }
+      if (!match && exceptionLines.length) {
+        match = partialMatch({ doc: doc, words: wordsFor(index) }, exceptionLines);
+      }
       if (match) {
         matches.push(match);
       }
@@ -296,9 +376,9 @@
     var url = root + "errors/" + result.doc.id + "/index.html";
     var names = Object.keys(result.values || {});
     if (names.length) {
-      url += "?" + names.map(function (name) {
-        return encodeURIComponent(name) + "=" + encodeURIComponent(result.values[name]);
-      }).join("&");
+      var query = new URLSearchParams();
+      names.forEach(function (name) { query.append(name, result.values[name]); });
+      url += "?" + query.toString();
     }
     return url;
   }
@@ -429,6 +509,18 @@
       input.focus();
     }
   });
+
+  /* For scripts and tests: the same lookup and ranking the page uses. */
+  window.ERRPAGES = {
+    lookup: function (text) {
+      return lookup(text).sort(function (a, b) { return b.score - a.score; }).map(function (r) {
+        return { id: r.doc.id, exact: r.exact, values: r.values, score: r.score };
+      });
+    },
+    search: function (query, pasted) {
+      return rank(query || "", pasted || "").map(function (r) { return r.doc.id; });
+    }
+  };
 
   var params = new URLSearchParams(location.search);
   if (params.get("q")) {

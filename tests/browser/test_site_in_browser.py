@@ -1,0 +1,218 @@
+"""The built site in a real browser: search, lookup, redirects, sharing, dark mode, a11y."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import BrowserContext, Page, expect
+
+from tests.browser.conftest import ARTIFACTS, Watch
+
+ERROR_000 = "errors/6ba5c6b60f1a1dc5/index.html"
+DCP_ERROR = "errors/b0e9a9c158a0b982/index.html"
+TRACEBACK = """Traceback (most recent call last):
+  File "/opt/sglang/python/sglang/launch_server.py", line 14, in <module>
+    server_args = prepare_server_args(sys.argv[1:])
+  File "/opt/sglang/python/sglang/srt/arg_groups/pd_disaggregation_hook.py", line 58, in handle
+    raise ValueError(
+ValueError: PD decode DCP requires --disaggregation-transfer-backend mooncake, nixl, or fake for synthetic benchmarking, got 'mori'.
+"""
+
+
+def test_search_from_any_page_reaches_the_error(page: tuple[Page, Watch], site_root: str) -> None:
+    tab, _ = page
+    tab.goto(site_root + "repos/sgl-project/sglang/index.html")
+    tab.fill("#site-q", "hicache storage backend provided")
+    tab.press("#site-q", "Enter")
+    expect(tab).to_have_url(re.compile(r"search/index\.html\?q=hicache"))
+    first = tab.locator("#results a.result-link").first
+    expect(first).to_contain_text("only supported when hicache-storage-backend is provided")
+    marks = tab.locator("#results li").first.locator("mark").all_inner_texts()
+    assert {"hicache", "storage", "backend", "provided"} <= {m.lower() for m in marks}
+    expect(tab.locator("#search-status")).to_contain_text("match")
+    first.click()
+    expect(tab).to_have_url(re.compile(re.escape(ERROR_000) + "$"))
+    expect(tab.locator("h1")).to_contain_text("The argument disaggregation-decode-enable")
+
+
+def test_exact_message_ranks_first_and_keyboard_navigation(
+    page: tuple[Page, Watch], site_root: str
+) -> None:
+    tab, _ = page
+    tab.goto(site_root + "search/index.html")
+    tab.fill(
+        "#q",
+        "The argument disaggregation-decode-enable-offload-kvcache is only supported for decode side.",
+    )
+    results = tab.locator("#results a.result-link")
+    expect(results.first).to_have_attribute("href", "../errors/c61c9f6cb8afc303/index.html")
+    tab.fill("#q", "offload kvcache")
+    expect(results).to_have_count(3)
+    tab.press("#q", "ArrowDown")
+    expect(results.nth(0)).to_be_focused()
+    tab.keyboard.press("ArrowDown")
+    expect(results.nth(1)).to_be_focused()
+    tab.keyboard.press("ArrowUp")
+    tab.keyboard.press("ArrowUp")
+    expect(tab.locator("#q")).to_be_focused()
+    first_href = results.first.get_attribute("href") or ""
+    tab.press("#q", "Enter")
+    expect(tab).to_have_url(re.compile(re.escape(first_href.removeprefix("..")) + "$"))
+
+
+def test_pasted_traceback_finds_the_error_and_fills_the_value(
+    page: tuple[Page, Watch], site_root: str
+) -> None:
+    tab, _ = page
+    tab.goto(site_root + "search/index.html")
+    tab.fill("#traceback", TRACEBACK)
+    first = tab.locator("#results li").first
+    expect(first.locator(".why")).to_have_text("Matches the pasted text: backend = 'mori'")
+    link = first.locator("a.result-link")
+    expect(link).to_have_attribute(
+        "href", "../errors/b0e9a9c158a0b982/index.html?backend=%27mori%27"
+    )
+    link.click()
+    expect(tab).to_have_url(re.compile(re.escape(DCP_ERROR) + r"\?backend=%27mori%27$"))
+    value = tab.locator(".message-text var.placeholder")
+    expect(value).to_have_text("'mori'")
+    expect(value).to_have_class(re.compile("filled"))
+    expect(tab.locator("#filled-note")).to_be_visible()
+
+
+def test_reader_values_in_the_url_are_shown_as_text(
+    page: tuple[Page, Watch], site_root: str
+) -> None:
+    tab, _ = page
+    tab.goto(site_root + DCP_ERROR + "?backend=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E")
+    value = tab.locator(".message-text var.placeholder")
+    expect(value).to_have_text("<img src=x onerror=alert(1)>")
+    assert tab.locator(".message-text img").count() == 0
+
+
+def test_alias_redirects_keeping_the_anchor(page: tuple[Page, Watch], site_root: str) -> None:
+    tab, _ = page
+    tab.goto(site_root + "errors/0974de0685d3f549/index.html#L9146")
+    expect(tab).to_have_url(re.compile(re.escape(ERROR_000) + "#L9146$"))
+    expect(tab.locator("#L9146")).to_have_class(re.compile("is-raise"))
+
+
+def test_alias_redirects_without_javascript(
+    context: BrowserContext, site_root: str, browser_no_js: BrowserContext
+) -> None:
+    tab = browser_no_js.new_page()
+    tab.goto(site_root + "errors/0974de0685d3f549/index.html")
+    expect(tab).to_have_url(re.compile(re.escape(ERROR_000) + "$"))
+
+
+def test_copy_buttons(page: tuple[Page, Watch], site_root: str) -> None:
+    tab, _ = page
+    tab.goto(site_root + DCP_ERROR + "?backend=%27mori%27")
+    canonical = "https://errors.example.org/errors/b0e9a9c158a0b982/?backend=%27mori%27"
+    markdown = (
+        f"[ValueError: PD decode DCP requires --disaggregation-transfer-backend…]({canonical})"
+    )
+    tab.get_by_role("button", name="Copy link").click()
+    expect(tab.locator("#copy-status")).to_have_text(f"Copied Markdown link: {markdown}")
+    if site_root.startswith("http"):
+        assert tab.evaluate("navigator.clipboard.readText()") == markdown
+    tab.get_by_role("button", name="Copy URL").click()
+    expect(tab.locator("#copy-status")).to_have_text(f"Copied URL: {canonical}")
+    if site_root.startswith("http"):
+        assert tab.evaluate("navigator.clipboard.readText()") == canonical
+
+
+def test_section_and_line_anchors_show_on_focus(page: tuple[Page, Watch], site_root: str) -> None:
+    tab, _ = page
+    tab.goto(site_root + ERROR_000 + "#L9146")
+    anchor = tab.locator("#solutions-title a.anchor")
+    assert anchor.evaluate("a => getComputedStyle(a).opacity") == "0"
+    anchor.focus()
+    expect(anchor).to_have_css("opacity", "1")
+    line = tab.locator("#L9146 a.ln")
+    expect(line).to_have_attribute("href", "#L9146")
+    assert line.evaluate("a => getComputedStyle(a, '::before').content") == '"9146"'
+
+
+def test_dark_mode(context: BrowserContext, page: tuple[Page, Watch], site_root: str) -> None:
+    tab, _ = page
+    tab.emulate_media(color_scheme="light")
+    tab.goto(site_root + ERROR_000)
+    assert tab.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(255, 255, 255)"
+    tab.emulate_media(color_scheme="dark")
+    assert tab.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(13, 17, 23)"
+    keyword = tab.locator("#L9146 .k").first
+    assert keyword.evaluate("k => getComputedStyle(k).color") != "rgb(0, 128, 0)"
+    if site_root.startswith("file"):
+        ARTIFACTS.mkdir(exist_ok=True)
+        tab.screenshot(path=str(ARTIFACTS / "error-page-dark.png"), full_page=True)
+
+
+@pytest.mark.parametrize(
+    ("path", "name"),
+    [
+        (ERROR_000, "error-page"),
+        ("index.html", "home-page"),
+        ("search/index.html?q=host_pool", "search-page"),
+    ],
+)
+def test_accessibility_and_screenshots(
+    page: tuple[Page, Watch], site_root: str, path: str, name: str
+) -> None:
+    tab, _ = page
+    tab.emulate_media(color_scheme="light")
+    tab.goto(site_root + path)
+    if "search" in path:
+        expect(tab.locator("#results li").first).to_be_visible()
+    if site_root.startswith("file"):
+        # axe reads stylesheets with XMLHttpRequest, which file:// refuses (a console error
+        # of axe's, not the site's); the pages are the same bytes, so it runs over HTTP.
+        ARTIFACTS.mkdir(exist_ok=True)
+        tab.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+        return
+    for scheme in ("light", "dark"):
+        tab.emulate_media(color_scheme=scheme)  # type: ignore[arg-type]
+        result = Axe().run(tab)
+        assert result.violations_count == 0, result.generate_report()
+
+
+LOOKUP_TEXTS = [
+    TRACEBACK,
+    "ValueError: PD decode DCP requires --disaggregation-transfer-backend mooncake or nixl, got 'mori'.",
+    "E   ValueError: The argument disaggregation-decode-enable-offload-kvcache is only supported\n"
+    "E   when hicache-storage-backend is provided.",
+    "[2026-08-28 10:00:01] ERROR: MiniCPM SALA does not support hierarchical cache (retrying)",
+    "KeyError: 'nothing we know'",
+]
+
+
+@pytest.mark.parametrize("text", LOOKUP_TEXTS)
+def test_browser_lookup_agrees_with_errpages_lookup(
+    page: tuple[Page, Watch], site_root: str, text: str
+) -> None:
+    from generator.build import BuildReport, load_site
+    from generator.lookup import compile_matchers, lookup
+    from tests.conftest import EXAMPLE_CONTENT
+
+    site, _ = load_site(EXAMPLE_CONTENT, None, BuildReport())
+    assert site is not None
+    python = [
+        {"id": m.record.id, "exact": m.exact, "values": m.values}
+        for m in lookup(text, compile_matchers(site.records), limit=100)
+    ]
+    tab, _ = page
+    tab.goto(site_root + "search/index.html")
+    browser = tab.evaluate("text => window.ERRPAGES.lookup(text)", text)
+    assert [{k: r[k] for k in ("id", "exact", "values")} for r in browser] == python
+
+
+def test_meaning_words_are_searchable(page: tuple[Page, Watch], site_root: str) -> None:
+    tab, _ = page
+    tab.goto(site_root + "search/index.html")
+    # "relayout" appears only in the meaning of the PD decode DCP error.
+    assert tab.evaluate("window.ERRPAGES.search('relayout')") == ["b0e9a9c158a0b982"]
+    assert tab.evaluate("window.ERRPAGES.search('relay')") == ["b0e9a9c158a0b982"]
+    found = tab.evaluate("window.ERRPAGES.search('minicpm')")
+    assert sorted(found) == ["62ffe4ab85e379c1", "fdffa8e3ed0ceedb"]
