@@ -151,3 +151,29 @@ def test_broken_theme_link_fails_the_build_naming_page_and_link(
         result.stderr
     )
     assert not out.exists()
+
+
+def test_link_preview_meta(example_site: Path) -> None:
+    page = parse_html(example_site / "errors" / "e3cdd85d4338744c" / "index.html")
+
+    def meta(**attrs: str) -> str:
+        tag = page.find("meta", attrs=attrs)
+        assert tag is not None, attrs
+        return str(tag["content"])
+
+    message = (
+        "--disaggregation-decode-retraction-backup=host_pool requires "
+        "--disable-priority-preemption when priority scheduling is enabled."
+    )
+    assert meta(property="og:title") == f"ValueError: {message}"
+    assert meta(name="twitter:title") == f"ValueError: {message}"
+    description = (
+        "ServerArgs._handle_cache_compatibility rejects the combination of "
+        "--disaggregation-decode-retraction-backup=host_pool with priority scheduling enabled "
+        "(--enable-priority-scheduling) unless --disable-priority-preemption is also set."
+    )
+    assert meta(property="og:description") == description
+    assert meta(name="description") == description
+    assert meta(property="og:site_name") == "sglang error reference"
+    assert meta(property="og:url") == "https://errors.example.org/errors/e3cdd85d4338744c/"
+    assert meta(name="twitter:card") == "summary"

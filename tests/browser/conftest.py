@@ -53,15 +53,30 @@ def browser(playwright: Playwright) -> Iterator[Browser]:
     browser.close()
 
 
-class QuietHandler(SimpleHTTPRequestHandler):
+class StaticHostHandler(SimpleHTTPRequestHandler):
+    """Serve files like a static host: quietly, and with the site's 404.html for missing paths."""
+
     def log_message(self, format: str, *args: object) -> None:
         pass
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        not_found = Path(self.directory) / "404.html"
+        if code != 404 or not not_found.is_file():
+            super().send_error(code, message, explain)
+            return
+        body = not_found.read_bytes()
+        self.send_response(404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
 
 
 @pytest.fixture(scope="session")
 def http_root(example_site: Path) -> Iterator[str]:
     """Serve the example site on 127.0.0.1 (a free port) for the session."""
-    handler = functools.partial(QuietHandler, directory=str(example_site))
+    handler = functools.partial(StaticHostHandler, directory=str(example_site))
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -119,5 +134,13 @@ def page(context: BrowserContext, site_root: str) -> Iterator[tuple[Page, Watch]
 @pytest.fixture
 def browser_no_js(browser: Browser) -> Iterator[BrowserContext]:
     context = browser.new_context(java_script_enabled=False)
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def browser_context_plain(browser: Browser) -> Iterator[BrowserContext]:
+    """A context without the console watch, for pages that are errors on purpose (404)."""
+    context = browser.new_context()
     yield context
     context.close()

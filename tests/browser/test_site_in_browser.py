@@ -216,3 +216,27 @@ def test_meaning_words_are_searchable(page: tuple[Page, Watch], site_root: str) 
     assert tab.evaluate("window.ERRPAGES.search('relay')") == ["b0e9a9c158a0b982"]
     found = tab.evaluate("window.ERRPAGES.search('minicpm')")
     assert sorted(found) == ["62ffe4ab85e379c1", "fdffa8e3ed0ceedb"]
+
+
+def test_not_found_page_works_at_any_depth(
+    browser_context_plain: BrowserContext, http_root: str
+) -> None:
+    tab = browser_context_plain.new_page()
+    requests: list[str] = []
+    tab.on("request", lambda request: requests.append(request.url))
+    response = tab.goto(http_root + "no/such/deep/page/")
+    assert response is not None and response.status == 404
+    expect(tab.locator("h1")).to_have_text("Page not found")
+    # The stylesheet loaded from the site root, so the page is styled.
+    assert (
+        tab.evaluate("getComputedStyle(document.querySelector('.site-header')).borderBottomStyle")
+        == "solid"
+    )
+    assert all(url.startswith(http_root) for url in requests), requests
+    tab.get_by_role("link", name="list of repositories").click()
+    expect(tab).to_have_url(http_root + "index.html")
+    tab.goto(http_root + "deep/er/x.html")
+    tab.fill("#q404", "MiniCPM")
+    tab.press("#q404", "Enter")
+    expect(tab).to_have_url(re.compile(re.escape(http_root) + r"search/index\.html\?q=MiniCPM$"))
+    expect(tab.locator("#results li")).to_have_count(2)
