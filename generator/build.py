@@ -82,7 +82,7 @@ def find_theme(config: SiteConfig, content_root: Path) -> tuple[Path | None, lis
 
 
 def load_site(
-    content_root: Path, base_url: str | None, report: BuildReport
+    content_root: Path, base_url: str | None, report: BuildReport, include_drafts: bool = False
 ) -> tuple[Site | None, Path | None]:
     """Run load → validate → link; return the site and its theme when there are no errors."""
     with timed(report, "load"):
@@ -93,18 +93,22 @@ def load_site(
         report.diagnostics += problems
         if base_url is not None:
             config = replace(config, base_url=normalise_base_url(base_url))
-        config = replace(config, build_date=source_date(os.environ.get("SOURCE_DATE_EPOCH")))
+        config = replace(
+            config,
+            build_date=source_date(os.environ.get("SOURCE_DATE_EPOCH")),
+            include_drafts=include_drafts,
+        )
         records, problems = validate_records(loaded.records, loaded.snippets)
         report.diagnostics += problems
     with timed(report, "link"):
-        ordered, links, problems = link_records(records)
+        ordered, links, problems = link_records(records, include_drafts)
         report.diagnostics += problems
     theme_dir, problems = find_theme(config, content_root)
     report.diagnostics += problems
     report.diagnostics = with_source_lines(sorted_diagnostics(report.diagnostics), loaded.texts)
     if report.failed() or theme_dir is None:
         return None, None
-    site = Site(config, tuple(ordered), links)
+    site = Site(config, tuple(ordered), links, loaded.drift)
     report.site = site
     return site, theme_dir
 
@@ -138,6 +142,7 @@ def build(
     out_dir: Path | None,
     base_url: str | None = None,
     strict: bool = False,
+    include_drafts: bool = False,
 ) -> BuildReport:
     """Build the site from content_root into out_dir (None: check only, write nothing)."""
     report = BuildReport()
@@ -148,7 +153,7 @@ def build(
             error(Position(str(content_root)), "--content", "content folder not found")
         )
         return report
-    site, theme_dir = load_site(content_root, base_url, report)
+    site, theme_dir = load_site(content_root, base_url, report, include_drafts)
     if site is None or theme_dir is None:
         return report
     with timed(report, "render"):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -13,11 +14,16 @@ import click
 from generator import __version__, urls
 from generator.build import BuildReport, build, load_site
 from generator.diagnostics import Level
+from generator.drift import drift_table, run_drift, save_drift
+from generator.git import GitError
 from generator.loader import display_path
 from generator.lookup import LookupMatch, compile_matchers, lookup
 from generator.model import SiteConfig
+from generator.pin import pin_record
+from generator.pinning import PinError
 from generator.record_schema import record_schema
 from generator.scaffold import fresh_id, new_record_path, record_text, write_new_record
+from generator.scan import scan_repository
 from generator.schema import REPO_RE
 
 CONTENT_OPTION = click.option(
@@ -29,6 +35,9 @@ CONTENT_OPTION = click.option(
     help="The content folder (site.yaml, errors/, snippets/).",
 )
 STRICT_OPTION = click.option("--strict", is_flag=True, help="Treat warnings as errors.")
+DRAFTS_OPTION = click.option(
+    "--drafts", is_flag=True, help="Include records marked 'draft: true' (left out by default)."
+)
 
 
 def print_diagnostics(report: BuildReport) -> None:
@@ -57,13 +66,20 @@ def cli() -> None:
 )
 @click.option("--base-url", help="The site's public URL (overrides base_url in site.yaml).")
 @STRICT_OPTION
+@DRAFTS_OPTION
 @click.option("--quiet", "-q", is_flag=True, help="Print only problems.")
 @click.option("--verbose", "-v", is_flag=True, help="Print the time each stage took.")
 def build_command(
-    content: Path, out: Path, base_url: str | None, strict: bool, quiet: bool, verbose: bool
+    content: Path,
+    out: Path,
+    base_url: str | None,
+    strict: bool,
+    drafts: bool,
+    quiet: bool,
+    verbose: bool,
 ) -> None:
     """Build the site from the content folder."""
-    report = build(content, out, base_url=base_url, strict=strict)
+    report = build(content, out, base_url=base_url, strict=strict, include_drafts=drafts)
     print_diagnostics(report)
     if verbose:
         for stage, seconds in report.timings.items():
@@ -84,6 +100,7 @@ def build_command(
 @cli.command("check")
 @CONTENT_OPTION
 @STRICT_OPTION
+@DRAFTS_OPTION
 @click.option(
     "--format",
     "output_format",
@@ -91,9 +108,9 @@ def build_command(
     default="text",
     show_default=True,
 )
-def check_command(content: Path, strict: bool, output_format: str) -> None:
+def check_command(content: Path, strict: bool, drafts: bool, output_format: str) -> None:
     """Validate the content and render it in memory, writing nothing."""
-    report = build(content, None, strict=strict)
+    report = build(content, None, strict=strict, include_drafts=drafts)
     if output_format == "json":
         problems = [
             {
@@ -204,6 +221,113 @@ def lookup_row(match: LookupMatch, config: SiteConfig) -> dict[str, Any]:
         "url": url + (f"?{query}" if query else ""),
         "matched_text": match.matched_text,
     }
+
+
+REPO_DIR = click.option(
+    "--repo-dir",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="A local clone of the project (read only: nothing is checked out or written).",
+)
+
+
+@cli.command("pin")
+@click.argument("record")
+@CONTENT_OPTION
+@REPO_DIR
+@click.option("--commit", "rev", default="HEAD", show_default=True, help="The commit to pin to.")
+@click.option("--context", type=click.IntRange(0, 500), help="Lines either side of the raise.")
+@click.option("--force", is_flag=True, help="Replace a snippet file that holds other text.")
+def pin_command(
+    record: str, content: Path, repo_dir: Path, rev: str, context: int | None, force: bool
+) -> None:
+    """Pin RECORD (a record file or id) to a commit of the project's repository."""
+    try:
+        result = pin_record(content, record, repo_dir, rev, context, force)
+    except (PinError, GitError) as exc:
+        click.echo(f"errpages pin: {exc}", err=True)
+        sys.exit(1)
+    pin = result.pin
+    click.echo(
+        f"Pinned {display_path(result.record_file)} to {pin.path}:{pin.line} at "
+        f"{pin.commit[:12]} (lines {pin.start_line}–{pin.end_line}, "
+        f"snippet {display_path(result.snippet_file)})"
+    )
+    if not result.record_changed:
+        click.echo("The record already pointed there; it was not changed.")
+
+
+@cli.command("scan")
+@click.argument("repo_dir", type=click.Path(file_okay=False, path_type=Path))
+@CONTENT_OPTION
+@click.option("--repo", required=True, help="owner/name of the project.")
+@click.option("--commit", "rev", default="HEAD", show_default=True, help="The commit to scan.")
+@click.option("--path", "under", default="", help="Scan only below this folder.")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Where new records go (default: content/errors/OWNER/NAME).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+def scan_command(
+    repo_dir: Path, content: Path, repo: str, rev: str, under: str, out: Path | None, as_json: bool
+) -> None:
+    """Scaffold a draft record for every raise site in REPO_DIR that has no record yet."""
+    if not REPO_RE.match(repo):
+        raise click.BadParameter(f"{repo!r} is not owner/name", param_hint="--repo")
+    try:
+        summary = scan_repository(content, repo_dir, repo, rev, under, out)
+    except (PinError, GitError) as exc:
+        click.echo(f"errpages scan: {exc}", err=True)
+        sys.exit(1)
+    click.echo(summary.as_json() if as_json else summary.as_text())
+
+
+@cli.command("drift")
+@CONTENT_OPTION
+@REPO_DIR
+@click.option("--to", "rev", default="HEAD", show_default=True, help="The commit to compare with.")
+@click.option("--repo", help="Only records of this owner/name (default: those pinned here).")
+@click.option("--update", is_flag=True, help="Re-pin records that are the same or moved.")
+@click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON.")
+@click.option("--save", is_flag=True, help="Record the statuses in content/drift.json.")
+@STRICT_OPTION
+def drift_command(
+    content: Path,
+    repo_dir: Path,
+    rev: str,
+    repo: str | None,
+    update: bool,
+    as_json: bool,
+    save: bool,
+    strict: bool,
+) -> None:
+    """Check pinned records against the repository: same, moved, changed or removed."""
+    try:
+        report = run_drift(content, repo_dir, rev, repo, update)
+    except (PinError, GitError) as exc:
+        click.echo(f"errpages drift: {exc}", err=True)
+        sys.exit(1)
+    for problem in report.problems:
+        click.echo(f"skipped: {problem}", err=True)
+    if as_json:
+        rows = [asdict(row) for row in report.rows]
+        click.echo(
+            json.dumps(
+                {"to": report.target, "records": rows, "updated": report.updated},
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
+    else:
+        click.echo(drift_table(report))
+        if update:
+            click.echo(f"\nRe-pinned {len(report.updated)} record(s) to {report.target[:12]}.")
+    if save:
+        saved = save_drift(content, report)
+        click.echo(f"Saved the statuses to {display_path(saved)}.", err=True)
+    drifted = [row for row in report.rows if row.status != "same"]
+    sys.exit(1 if strict and drifted else 0)
 
 
 @cli.command("schema")

@@ -5,13 +5,21 @@ from __future__ import annotations
 import re
 from dataclasses import fields
 
-from generator.diagnostics import Diagnostic
+from generator.diagnostics import Diagnostic, did_you_mean
 from generator.model import SiteConfig
-from generator.schema import FieldReader
+from generator.schema import REPO_RE, FieldReader
 from generator.yamldoc import YamlDocument
 
 URL_RE = re.compile(r"^https?://[^\s<>\"']+$")
-SOURCE_FIELDS = ("repo", "commit", "path", "line")
+SOURCE_FIELDS = ("repo", "commit", "path", "line", "start", "end")
+# Source hosts by name: (link template, name shown in "View on …").
+SOURCE_HOSTS = {
+    "github": ("https://github.com/{repo}/blob/{commit}/{path}#L{line}", "GitHub"),
+    "gitlab": ("https://gitlab.com/{repo}/-/blob/{commit}/{path}#L{line}", "GitLab"),
+    "bitbucket": ("https://bitbucket.org/{repo}/src/{commit}/{path}#lines-{line}", "Bitbucket"),
+    "codeberg": ("https://codeberg.org/{repo}/src/commit/{commit}/{path}#L{line}", "Codeberg"),
+}
+REPO_KEYS = ("source_url", "source_host")
 REPORT_FIELDS = ("repo", "id", "title", "url", "body", "exception", "message")
 
 
@@ -21,19 +29,62 @@ def normalise_base_url(url: str) -> str:
 
 
 def check_template(
-    reader: FieldReader, key: str, template: str | None, allowed: tuple[str, ...]
+    reader: FieldReader, key_path: tuple[str, ...], template: str | None, allowed: tuple[str, ...]
 ) -> None:
     if template is None:
         return
     if not URL_RE.match(template.replace("{", "").replace("}", "")):
-        reader.fail((key,), "expected an http(s) URL template")
+        reader.fail(key_path, "expected an http(s) URL template")
     for name in re.findall(r"\{([^{}]*)\}", template):
         if name not in allowed:
             reader.fail(
-                (key,),
+                key_path,
                 f"unknown placeholder {{{name}}} (expected one of "
                 f"{', '.join('{' + a + '}' for a in allowed)})",
             )
+
+
+def read_source(
+    reader: FieldReader, key_path: tuple[str, ...], default_host: str
+) -> tuple[str | None, str | None]:
+    """A source_url setting: a host name from SOURCE_HOSTS, or a URL template."""
+    value = reader.string((*key_path, "source_url"), False, expected="a host name or URL template")
+    host = reader.string((*key_path, "source_host"), False, expected="the source host's name")
+    if value is None:
+        return None, host
+    if value.lower() in SOURCE_HOSTS:
+        template, name = SOURCE_HOSTS[value.lower()]
+        return template, host or name
+    if "://" not in value:
+        reader.fail(
+            (*key_path, "source_url"),
+            f"unknown source host {value!r} (expected {', '.join(SOURCE_HOSTS)} or a URL template)",
+            did_you_mean(value.lower(), SOURCE_HOSTS),
+        )
+        return None, host
+    check_template(reader, (*key_path, "source_url"), value, SOURCE_FIELDS)
+    return value, host or default_host
+
+
+def read_repos(reader: FieldReader, config_host: str) -> tuple[tuple[str, str, str], ...]:
+    """Per-repository source settings: (repo, link template, host name)."""
+    repos = reader.mapping(("repos",), False)
+    if repos is None:
+        return ()
+    result = []
+    for repo in repos:
+        if not REPO_RE.match(repo):
+            reader.fail(("repos", repo), f"{repo!r} is not owner/name", at_key=True)
+            continue
+        if reader.mapping(("repos", repo), True) is None:
+            continue
+        reader.check_keys(("repos", repo), REPO_KEYS)
+        template, host = read_source(reader, ("repos", repo), config_host)
+        if template is None:
+            reader.fail(("repos", repo), "expected source_url (a host name or URL template)")
+            continue
+        result.append((repo, template, host or config_host))
+    return tuple(result)
 
 
 def read_config(document: YamlDocument | None) -> tuple[SiteConfig, list[Diagnostic]]:
@@ -44,25 +95,23 @@ def read_config(document: YamlDocument | None) -> tuple[SiteConfig, list[Diagnos
     if not isinstance(document.data, dict):
         reader.fail((), "site.yaml must be a mapping of settings")
         return SiteConfig(), reader.diagnostics
-    known = tuple(f.name for f in fields(SiteConfig))
+    # Set by the build, not by site.yaml.
+    known = tuple(
+        f.name for f in fields(SiteConfig) if f.name not in ("build_date", "include_drafts")
+    )
     reader.check_keys((), known)
     defaults = SiteConfig()
     title = reader.string(("title",), False, expected="the site's title")
     description = reader.string(("description",), False, expected="one sentence", allow_empty=True)
     base_url = reader.string(("base_url",), False, URL_RE, "an http(s) URL", allow_empty=True)
-    source_url = reader.string(("source_url",), False, expected="a URL template")
-    check_template(reader, "source_url", source_url, SOURCE_FIELDS)
+    source_url, source_host = read_source(reader, (), defaults.source_host)
     report_url = reader.string(("report_url",), False, expected="a URL template")
-    check_template(reader, "report_url", report_url, REPORT_FIELDS)
-    source_host = reader.string(("source_host",), False, expected="the source host's name")
+    check_template(reader, ("report_url",), report_url, REPORT_FIELDS)
+    repos = read_repos(reader, source_host or defaults.source_host)
     report_host = reader.string(("report_host",), False, expected="the tracker's name")
     theme = reader.string(("theme",), False, expected="a theme name or folder")
     recent = reader.integer(("recent_count",), False)
     feed_count = reader.integer(("feed_count",), False)
-    if reader.lookup(("build_date",))[0]:
-        reader.fail(
-            ("build_date",), "build_date is set from SOURCE_DATE_EPOCH, not site.yaml", at_key=True
-        )
     config = SiteConfig(
         title=title or defaults.title,
         description=description or "",
@@ -74,5 +123,6 @@ def read_config(document: YamlDocument | None) -> tuple[SiteConfig, list[Diagnos
         theme=theme or defaults.theme,
         recent_count=recent or defaults.recent_count,
         feed_count=feed_count or defaults.feed_count,
+        repos=repos,
     )
     return config, reader.diagnostics

@@ -82,7 +82,10 @@ def index_aliases(by_id: dict[str, Record]) -> tuple[dict[str, str], list[Diagno
 
 
 def resolve_related(
-    record: Record, by_id: dict[str, Record], alias_to_id: dict[str, str]
+    record: Record,
+    by_id: dict[str, Record],
+    alias_to_id: dict[str, str],
+    drafts: frozenset[str] = frozenset(),
 ) -> tuple[list[str], list[Diagnostic]]:
     """Return the ids this record's `related` list points at, reporting unknown ones."""
     resolved: list[str] = []
@@ -90,6 +93,16 @@ def resolve_related(
     for index, related_id in enumerate(record.related):
         where = record.position(f"related[{index}]")
         target = related_id if related_id in by_id else alias_to_id.get(related_id)
+        if target is None and related_id in drafts:
+            diagnostics.append(
+                error(
+                    where,
+                    f"related[{index}]",
+                    f"{related_id} is a draft, which is not published",
+                    "finish it and remove 'draft: true', or build with --drafts",
+                )
+            )
+            continue
         if target is None:
             diagnostics.append(
                 error(
@@ -121,16 +134,22 @@ def resolve_related(
 
 
 def link_records(
-    records: list[Record],
+    records: list[Record], include_drafts: bool = False
 ) -> tuple[list[Record], dict[str, ErrorLinks], list[Diagnostic]]:
-    """Resolve ids, aliases, related lists and backlinks; return records in id order."""
-    by_id, diagnostics = index_ids(records)
+    """Resolve ids, aliases, related lists and backlinks; return the published records by id.
+
+    Drafts take part in the id checks (a draft's id is taken) but are left
+    out of the site unless include_drafts.
+    """
+    all_ids, diagnostics = index_ids(records)
+    drafts = frozenset(i for i, r in all_ids.items() if r.draft and not include_drafts)
+    by_id = {i: r for i, r in all_ids.items() if i not in drafts}
     alias_to_id, problems = index_aliases(by_id)
     diagnostics += problems
     related: dict[str, list[str]] = {}
     backlinks: dict[str, set[str]] = defaultdict(set)
     for record in by_id.values():
-        related[record.id], problems = resolve_related(record, by_id, alias_to_id)
+        related[record.id], problems = resolve_related(record, by_id, alias_to_id, drafts)
         diagnostics += problems
         for target in related[record.id]:
             backlinks[target].add(record.id)

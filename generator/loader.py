@@ -7,16 +7,19 @@ name in memory and no path written in a record ever reaches the file system.
 
 from __future__ import annotations
 
+import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from generator.diagnostics import Diagnostic, Position, error
+from generator.diagnostics import Diagnostic, Position, error, warning
+from generator.model import DriftNote
 from generator.yamldoc import YamlDocument, parse_yaml
 
 MAX_RECORD_BYTES = 2 * 1024 * 1024
 MAX_SNIPPET_BYTES = 2 * 1024 * 1024
 RECORD_SUFFIXES = (".yaml", ".yml")
+DRIFT_FILE = "drift.json"
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,7 @@ class LoadedContent:
     records: tuple[YamlDocument, ...]
     snippets: dict[str, TextFile]
     texts: dict[str, list[str]]  # display path -> lines, for showing offending lines
+    drift: dict[str, DriftNote] = field(default_factory=dict)
 
 
 def display_path(path: Path) -> str:
@@ -149,5 +153,33 @@ def load_content(content_root: Path) -> tuple[LoadedContent, list[Diagnostic]]:
         texts[shown] = text.split("\n")
         snippets[name] = TextFile(shown, name, text)
 
-    loaded = LoadedContent(content_root, config_doc, tuple(records), snippets, texts)
+    drift, problems = load_drift(content_root / DRIFT_FILE)
+    diagnostics += problems
+    loaded = LoadedContent(content_root, config_doc, tuple(records), snippets, texts, drift)
     return loaded, diagnostics
+
+
+def load_drift(path: Path) -> tuple[dict[str, DriftNote], list[Diagnostic]]:
+    """Read content/drift.json, written by `errpages drift --save`, if it is there."""
+    if not path.is_file():
+        return {}, []
+    text, problems = read_text(path, MAX_RECORD_BYTES)
+    if text is None:
+        return {}, problems
+    shown = display_path(path)
+    try:
+        data = json.loads(text)
+        checked = str(data["checked_at"])
+        notes = {
+            str(record_id): DriftNote(
+                status=str(entry["status"]),
+                pinned_commit=str(entry["pinned_commit"]),
+                checked_commit=checked,
+                now=str(entry.get("now", "")),
+            )
+            for record_id, entry in data["records"].items()
+        }
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        hint = "run `errpages drift --save` again, or delete the file"
+        return {}, [warning(Position(shown), "", f"unreadable drift file ({exc}); ignored", hint)]
+    return notes, []

@@ -79,6 +79,7 @@ class Record:
     tags: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
     analysis: Analysis | None = None
+    draft: bool = False  # scaffolded by `errpages scan`; left out of the site unless --drafts
     id_derived: bool = False
     # Positions of fields checked after validation (related ids, aliases, id).
     positions: dict[str, Position] = field(default_factory=dict, compare=False, hash=False)
@@ -119,6 +120,25 @@ class SiteConfig:
     recent_count: int = 10
     feed_count: int = 20
     build_date: str = ""  # from SOURCE_DATE_EPOCH only, so builds stay reproducible
+    repos: tuple[tuple[str, str, str], ...] = ()  # per repository: (repo, source_url, source_host)
+    include_drafts: bool = False
+
+    def source_for(self, repo: str) -> tuple[str, str]:
+        """The source link template and host name for a repository."""
+        for name, template, host in self.repos:
+            if name == repo:
+                return template, host
+        return self.source_url, self.source_host
+
+
+@dataclass(frozen=True)
+class DriftNote:
+    """What the last `errpages drift --save` found for a record."""
+
+    status: str
+    pinned_commit: str
+    checked_commit: str
+    now: str = ""
 
 
 @dataclass(frozen=True)
@@ -128,3 +148,11 @@ class Site:
     config: SiteConfig
     records: tuple[Record, ...]
     links: dict[str, ErrorLinks]
+    drift: dict[str, DriftNote] = field(default_factory=dict)
+
+    def drift_note(self, record: Record) -> DriftNote | None:
+        """The saved drift status, if it was taken for the commit the record is pinned to now."""
+        note = self.drift.get(record.id)
+        if note is None or note.status == "same" or note.pinned_commit != record.source.commit:
+            return None
+        return note

@@ -108,6 +108,12 @@ def record_schema() -> dict[str, Any]:
             "related": {"type": "array", "items": ID, "description": "Ids of related errors."},
             "tags": {"type": "array", "items": {**TEXT, "maxLength": MAX_TAG_LENGTH}},
             "aliases": {"type": "array", "items": ID, "description": "Former ids of this error."},
+            "draft": {
+                "type": "boolean",
+                "default": False,
+                "description": "A scaffold still to be written; left out of the site unless "
+                "the build is given --drafts.",
+            },
             "analysis": {
                 "type": "object",
                 "additionalProperties": False,

@@ -24,7 +24,7 @@ from generator.highlight import highlight_block, highlight_lines
 from generator.links import short_text
 from generator.markdown import plain_text, render_markdown, render_markdown_inline
 from generator.messages import message_parts, placeholder_names
-from generator.model import ErrorLinks, LinkRef, Record, Site, SiteConfig
+from generator.model import DriftNote, ErrorLinks, LinkRef, Record, Site, SiteConfig
 
 
 def anchor(text: str) -> str:
@@ -172,7 +172,24 @@ def report_url(config: SiteConfig, record: Record, canonical: str) -> str:
     )
 
 
-def error_page_context(record: Record, links: ErrorLinks, config: SiteConfig) -> dict[str, Any]:
+DRIFT_NOTES = {
+    "moved": "Pinned to an old commit: the code has moved. At {commit} this raise is at {now}.",
+    "changed": "Pinned to an old commit: at {commit} the code raises a different message here.",
+    "removed": "At {commit} the code no longer raises this message.",
+    "corrupt": "The snippet on this page differs from the file at its pinned commit.",
+    "mismatch": "The pinned line does not raise this message at the pinned commit.",
+}
+
+
+def drift_text(note: DriftNote | None) -> str:
+    if note is None or note.status not in DRIFT_NOTES:
+        return ""
+    return DRIFT_NOTES[note.status].format(commit=note.checked_commit[:10], now=note.now)
+
+
+def error_page_context(
+    record: Record, links: ErrorLinks, config: SiteConfig, drift: DriftNote | None = None
+) -> dict[str, Any]:
     """Everything error.html needs; depends on the record, its links and the settings only."""
     path = urls.error_page(record.id)
     page = PageLinks.for_page(path)
@@ -191,6 +208,8 @@ def error_page_context(record: Record, links: ErrorLinks, config: SiteConfig) ->
         "meaning_html": Markup(render_markdown(record.meaning)),
         "snippet": snippet_context(record),
         "source_url": urls.source_url(config, record),
+        "source_host": config.source_for(record.repo)[1],
+        "drift_note": drift_text(drift),
         "solutions_html": [Markup(render_markdown_inline(s)) for s in record.solutions],
         "fix": None
         if fix is None
@@ -218,10 +237,15 @@ def error_page_context(record: Record, links: ErrorLinks, config: SiteConfig) ->
 
 
 def render_error_page(
-    env: Environment, record: Record, links: ErrorLinks, config: SiteConfig
+    env: Environment,
+    record: Record,
+    links: ErrorLinks,
+    config: SiteConfig,
+    drift: DriftNote | None = None,
 ) -> str:
     """Render one error page."""
-    return env.get_template("error.html").render(error_page_context(record, links, config))
+    context = error_page_context(record, links, config, drift)
+    return env.get_template("error.html").render(context)
 
 
 def error_summary(record: Record, page: PageLinks) -> dict[str, Any]:

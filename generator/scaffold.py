@@ -32,7 +32,7 @@ kind: error
 exception: {quoted(exception)}
 message: {quoted(message)}
 meaning: |
-  Explain in a few sentences what the check rejects and why.
+  TO BE WRITTEN: in a few sentences, what the check rejects and why.
 source:
   path: path/to/file.py  # the raising file inside the repository
   line: 1  # the line that raises
@@ -41,11 +41,11 @@ source:
   snippet: |
     raise {exception}("...")
 solutions:
-  - The first thing to try.
+  - "TO BE WRITTEN: the first thing to try."
 when:
-  trigger: What the user did that made it happen.
+  trigger: "TO BE WRITTEN: what the user did that made it happen."
   situations:
-    - A common situation in which it happens.
+    - "TO BE WRITTEN: a common situation in which it happens."
 related: []
 tags: []
 """

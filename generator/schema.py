@@ -16,7 +16,7 @@ from typing import Any
 from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
 from pygments.util import ClassNotFound
 
-from generator.diagnostics import Diagnostic, Position, did_you_mean, error
+from generator.diagnostics import Diagnostic, Position, did_you_mean, error, warning
 from generator.loader import TextFile
 from generator.model import Analysis, ExampleFix, Record, Snippet, Source, When
 from generator.yamldoc import KeyPath, YamlDocument, parse_yaml
@@ -28,6 +28,7 @@ REPO_RE = re.compile(r"^(?!\.\.?/)[A-Za-z0-9_.-]+/(?!\.\.?$)[A-Za-z0-9_.-]+$")
 DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 KINDS = ("error", "warning")
 MAX_TAG_LENGTH = 40
+TO_WRITE = "TO BE WRITTEN"  # marks scaffolded prose that an author still has to write
 
 RECORD_KEYS = (
     "id",
@@ -45,6 +46,7 @@ RECORD_KEYS = (
     "tags",
     "aliases",
     "analysis",
+    "draft",
 )
 SOURCE_KEYS = ("path", "line", "commit", "language", "snippet", "start_line", "snippet_file")
 FIX_KEYS = ("before", "after", "language", "notes")
@@ -348,6 +350,7 @@ class RecordValidator:
             ("aliases",), False, ID_RE, "16 lowercase hex digits", check=self.remember
         )
         analysis = self.analysis()
+        draft = self.boolean(("draft",))
         self.positions["id"] = self.document.position(("id",))
         # Rejected values were reported when the YAML was read; the record is still invalid.
         if read.diagnostics or self.document.rejected:
@@ -374,10 +377,20 @@ class RecordValidator:
             tags=tags,
             aliases=aliases,
             analysis=analysis,
+            draft=draft,
             id_derived=derived,
             positions=self.positions,
         )
         return record, []
+
+    def boolean(self, key_path: KeyPath) -> bool:
+        present, value = self.read.lookup(key_path)
+        if not present or value is None:
+            return False
+        if not isinstance(value, bool):
+            self.read.fail(key_path, f"expected true or false, got {type_name(value)}")
+            return False
+        return value
 
     def remember(self, key_path: KeyPath, _value: str) -> None:
         self.positions[field_name(key_path)] = self.document.position(key_path)
@@ -541,6 +554,14 @@ class RecordValidator:
         return Analysis(by or "", date or "")
 
 
+def unwritten_fields(record: Record) -> list[str]:
+    """Prose fields that still hold the TO BE WRITTEN marker of a scaffold."""
+    texts = {"meaning": record.meaning, "solutions": "\n".join(record.solutions)}
+    if record.when is not None:
+        texts["when"] = record.when.trigger + "\n".join(record.when.situations)
+    return [name for name, text in texts.items() if TO_WRITE in text]
+
+
 def validate_records(
     documents: tuple[YamlDocument, ...], snippets: dict[str, TextFile]
 ) -> tuple[list[Record], list[Diagnostic]]:
@@ -550,6 +571,17 @@ def validate_records(
     for document in documents:
         record, problems = RecordValidator(document, snippets).validate()
         diagnostics += problems
-        if record is not None:
-            records.append(record)
+        if record is None:
+            continue
+        records.append(record)
+        unwritten = unwritten_fields(record)
+        if unwritten and not record.draft:
+            diagnostics.append(
+                warning(
+                    Position(record.file, 1, 0),
+                    ", ".join(unwritten),
+                    f"still marked {TO_WRITE} but the record is not a draft",
+                    "write the text, or mark the record 'draft: true'",
+                )
+            )
     return records, diagnostics

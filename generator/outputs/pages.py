@@ -21,7 +21,9 @@ def page_files(site: Site, env: Environment) -> list[OutputFile]:
     files = [
         OutputFile(
             urls.error_page(record.id),
-            render_error_page(env, record, site.links[record.id], site.config).encode(),
+            render_error_page(
+                env, record, site.links[record.id], site.config, site.drift_note(record)
+            ).encode(),
             record.file,
         )
         for record in site.records

@@ -1,0 +1,117 @@
+"""`errpages pin`: take a record's snippet straight from a commit of the project's repository."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from generator.git import GitError, open_repository, read_file, resolve_commit
+from generator.loader import LoadedContent, TextFile, load_content
+from generator.pinning import Pin, PinError, cut_pin, decode_source
+from generator.recordfile import atomic_write_text, update_source
+from generator.schema import FieldReader, parse_snippet_file
+from generator.yamldoc import YamlDocument
+
+
+@dataclass(frozen=True)
+class PinRequest:
+    """What pinning needs from a record: who raises what, and where it last was."""
+
+    file: Path
+    repo: str
+    exception: str
+    message: str
+    path: str
+    line: int | None
+
+
+@dataclass(frozen=True)
+class PinResult:
+    record_file: Path
+    snippet_file: Path
+    pin: Pin
+    record_changed: bool
+
+
+def find_document(loaded: LoadedContent, record: str) -> YamlDocument:
+    """The record named by a path to its file, or by its id."""
+    wanted = Path(record).resolve() if Path(record).suffix in (".yaml", ".yml") else None
+    for document in loaded.records:
+        if wanted is not None and Path(document.path).resolve() == wanted:
+            return document
+        data = document.data
+        if wanted is None and isinstance(data, dict) and data.get("id") == record:
+            return document
+    raise PinError(f"no record {record!r} under {loaded.root / 'errors'}")
+
+
+def pin_request(document: YamlDocument, snippets: dict[str, TextFile]) -> PinRequest:
+    """Read the fields pinning needs, however broken the rest of the record is."""
+    reader = FieldReader(document)
+    repo = reader.string(("repo",), True, expected="owner/name")
+    exception = reader.string(("exception",), True, expected="an exception name")
+    message = reader.string(("message",), True, expected="the exact error message")
+    path = reader.string(("source", "path"), False, expected="the source file's path")
+    line = reader.integer(("source", "line"), False)
+    snippet_name = reader.string(("source", "snippet_file"), False, expected="a snippet file")
+    if path is None and snippet_name in snippets:
+        header, _, _, _ = parse_snippet_file(snippets[snippet_name])
+        path = str(header["path"]) if header else None
+    if reader.diagnostics or repo is None or exception is None or message is None:
+        problems = "; ".join(d.format().splitlines()[0] for d in reader.diagnostics)
+        raise PinError(f"cannot pin {document.path}: {problems or 'fields missing'}")
+    if path is None:
+        raise PinError(f"{document.path}: source.path is needed to know which file to read")
+    return PinRequest(Path(document.path), repo, exception, message, path, line)
+
+
+def write_snippet(content_root: Path, pin: Pin, force: bool) -> Path:
+    """Write the pinned snippet file; an existing different file is kept unless forced."""
+    target = content_root / "snippets" / pin.file_name()
+    text = pin.file_text()
+    if target.exists() and target.read_text(encoding="utf-8") != text and not force:
+        raise PinError(f"{target} exists with other text; use --force to replace it")
+    if not target.exists() or target.read_text(encoding="utf-8") != text:
+        atomic_write_text(target, text)
+    return target
+
+
+def apply_pin(content_root: Path, record_file: Path, pin: Pin, force: bool) -> PinResult:
+    """Write the snippet file and point the record at it, keeping the record's layout."""
+    snippet_path = write_snippet(content_root, pin, force)
+    before = record_file.read_text(encoding="utf-8")
+    after = update_source(record_file, pin.file_name(), pin.path, pin.line, pin.commit)
+    if after != before:
+        atomic_write_text(record_file, after)
+    return PinResult(record_file, snippet_path, pin, after != before)
+
+
+def pin_record(
+    content_root: Path,
+    record: str,
+    repo_dir: Path,
+    rev: str = "HEAD",
+    context: int | None = None,
+    force: bool = False,
+) -> PinResult:
+    """Pin one record to REV of the repository at repo_dir."""
+    loaded, _ = load_content(content_root)
+    request = pin_request(find_document(loaded, record), loaded.snippets)
+    repository = open_repository(repo_dir)
+    commit = resolve_commit(repository, rev)
+    try:
+        data = read_file(repository, commit, request.path)
+    except GitError as exc:
+        raise PinError(str(exc)) from exc
+    source = decode_source(data, request.path)
+    pin = cut_pin(
+        request.repo,
+        request.path,
+        commit,
+        source,
+        request.exception,
+        request.message,
+        request.line,
+        context,
+    )
+    return apply_pin(content_root, request.file, pin, force)

@@ -1,0 +1,177 @@
+"""Pin snippets to commits: find the raising line in a file at a commit and cut the snippet.
+
+Pure functions over file text; git access and file writing live in the
+commands (cli) and in git.py / recordfile.py.
+"""
+
+from __future__ import annotations
+
+import difflib
+import posixpath
+from dataclasses import dataclass
+
+from generator.messages import message_parts
+from generator.pyraises import RaiseSite, canonical, scan_source
+from generator.schema import snippet_hash
+
+MAX_SNIPPET_LINES = 40
+MIN_BLOCK_LINES = 12
+TEXT_CONTEXT = 12
+
+
+class PinError(Exception):
+    """The raise could not be found or read; the message says what to do."""
+
+
+@dataclass(frozen=True)
+class Pin:
+    """A snippet cut from a file at a commit, with the raising line."""
+
+    repo: str
+    path: str
+    commit: str
+    line: int
+    start_line: int
+    text: str
+
+    @property
+    def end_line(self) -> int:
+        return self.start_line + self.text.count("\n")
+
+    def file_name(self) -> str:
+        """Where the snippet file goes under content/snippets/."""
+        stem, suffix = posixpath.splitext(self.path)
+        return f"{self.repo}/{stem}.L{self.start_line}-{self.end_line}@{self.commit[:10]}{suffix}"
+
+    def file_text(self) -> str:
+        header = (
+            f'---\nrepo: {self.repo}\npath: {self.path}\ncommit: "{self.commit}"\n'
+            f"start_line: {self.start_line}\nsha256: {snippet_hash(self.text)}\n---\n"
+        )
+        return header + self.text + "\n"
+
+
+def decode_source(data: bytes, path: str) -> str:
+    """File bytes as text; binary and non-UTF-8 files are refused."""
+    if b"\0" in data[:8192]:
+        raise PinError(f"{path} is a binary file")
+    try:
+        return data.decode("utf-8-sig").replace("\r\n", "\n")
+    except UnicodeDecodeError as exc:
+        raise PinError(f"{path} is not UTF-8 text") from exc
+
+
+def source_lines(source: str) -> list[str]:
+    """A file's lines, without the empty string after its final newline."""
+    lines = source.split("\n")
+    return lines[:-1] if source.endswith("\n") else lines
+
+
+def same_exception(record_exception: str, site_exception: str) -> bool:
+    return record_exception.rsplit(".", 1)[-1] == site_exception
+
+
+def matching_sites(sites: list[RaiseSite], exception: str, message: str) -> list[RaiseSite]:
+    """Sites raising this message template; those raising the same exception first."""
+    wanted = canonical(message)
+    found = [site for site in sites if canonical(site.template) == wanted]
+    return sorted(found, key=lambda site: not same_exception(exception, site.exception))
+
+
+def closest_sites(sites: list[RaiseSite], message: str, count: int = 3) -> list[RaiseSite]:
+    wanted = canonical(message)
+    scored = [
+        (difflib.SequenceMatcher(None, wanted, canonical(site.template)).ratio(), site)
+        for site in sites
+    ]
+    scored.sort(key=lambda item: (-item[0], item[1].line))
+    return [site for ratio, site in scored[:count] if ratio > 0.3]
+
+
+def describe(sites: list[RaiseSite], path: str) -> str:
+    if not sites:
+        return "no raise in the file looks like it"
+    return "closest: " + "; ".join(f"{path}:{s.line} {s.exception}({s.template!r})" for s in sites)
+
+
+def snippet_span(lines: list[str], site: RaiseSite, context: int | None) -> tuple[int, int]:
+    """Lines to show (1-based, inclusive).
+
+    With `context`, that many lines either side. Else the largest enclosing
+    block of at most 40 lines (a whole small function, say); when that is only
+    a few lines, a 40-line window around the raise inside the next larger block.
+    """
+    if context is not None:
+        return max(1, site.line - context), min(len(lines), site.end_line + context)
+    outer = (1, len(lines))
+    for start, end in reversed(site.blocks):  # outermost first
+        if end - start + 1 <= MAX_SNIPPET_LINES:
+            if end - start + 1 >= MIN_BLOCK_LINES:
+                return start, end
+            break
+        outer = (start, end)
+    before = (MAX_SNIPPET_LINES - (site.end_line - site.line + 1)) // 3
+    start = max(outer[0], site.line - before)
+    end = min(outer[1], start + MAX_SNIPPET_LINES - 1)
+    start = max(outer[0], min(start, end - MAX_SNIPPET_LINES + 1))
+    return start, end
+
+
+def text_site(lines: list[str], message: str, hint: int | None) -> RaiseSite | None:
+    """For files we cannot parse: the line holding the message's longest literal run."""
+    literals = [p.text.strip() for p in message_parts(message) if not p.is_placeholder]
+    longest = max(literals, key=len, default="")
+    probe = longest[:40]
+    if not probe:
+        return None
+    found = [number for number, text in enumerate(lines, 1) if probe in text]
+    if not found:
+        return None
+    line = min(found, key=lambda n: abs(n - hint)) if hint else found[0]
+    return RaiseSite(line=line, end_line=line, exception="", template=message)
+
+
+def find_raise(
+    source: str, path: str, exception: str, message: str, hint: int | None
+) -> tuple[RaiseSite, list[str]]:
+    """The raise of this message in the file: at `hint` when it is still there, else the nearest."""
+    lines = source_lines(source)
+    if not path.endswith((".py", ".pyi")):
+        site = text_site(lines, message, hint)
+        if site is None:
+            raise PinError(f"message not found in {path}")
+        return site, lines
+    try:
+        sites, _ = scan_source(source)
+    except SyntaxError as exc:
+        raise PinError(f"{path} does not parse as Python (line {exc.lineno}): {exc.msg}") from exc
+    found = matching_sites(sites, exception, message)
+    if not found:
+        raise PinError(
+            f"message not found in {path}; {describe(closest_sites(sites, message), path)}"
+        )
+    at_hint = [s for s in found if hint is not None and s.line <= hint <= s.end_line]
+    if at_hint:
+        return at_hint[0], lines
+    best = min(found, key=lambda s: (abs(s.line - hint) if hint else 0, s.line))
+    return best, lines
+
+
+def cut_pin(
+    repo: str,
+    path: str,
+    commit: str,
+    source: str,
+    exception: str,
+    message: str,
+    hint: int | None,
+    context: int | None,
+) -> Pin:
+    """Find the raise and cut its snippet, keeping the file's own line numbers."""
+    site, lines = find_raise(source, path, exception, message, hint)
+    if site.blocks or context is not None:
+        start, end = snippet_span(lines, site, context)
+    else:
+        start = max(1, site.line - (context if context is not None else TEXT_CONTEXT))
+        end = min(len(lines), site.end_line + (context if context is not None else TEXT_CONTEXT))
+    return Pin(repo, path, commit, site.line, start, "\n".join(lines[start - 1 : end]))

@@ -1,0 +1,276 @@
+"""Find the places a Python module raises with a message, and each message as a template.
+
+A template is the message as the records write it: literal text with
+`{placeholders}` for the parts computed at run time, braces doubled. We read
+what Python would join: adjacent literals, f-strings, `+` of strings, `%` and
+`.format()` on a literal. A placeholder is named after its expression where
+that is simple (`cfg.backend!r` → `{backend!r}`), else `{value}`.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import string
+from dataclasses import dataclass, field
+
+from generator.messages import message_parts
+
+SIMPLE_FORMAT_RE = re.compile(r"%(?:\((\w+)\))?([-#0 +]*\d*(?:\.\d+)?)([sdirfgexXoc%])")
+
+
+@dataclass(frozen=True)
+class RaiseSite:
+    """One `raise X("…")` or `assert cond, "…"`: where, what, and the enclosing blocks."""
+
+    line: int  # the `raise` / `assert` line
+    end_line: int
+    exception: str
+    template: str
+    blocks: tuple[tuple[int, int], ...] = field(default=(), compare=False)  # innermost first
+
+
+@dataclass(frozen=True)
+class Skipped:
+    line: int
+    reason: str
+
+
+def canonical(template: str) -> str:
+    """A template with placeholder names dropped and white space folded, for comparing."""
+    parts = []
+    for part in message_parts(template):
+        parts.append(
+            "{}" if part.is_placeholder else part.text.replace("{", "{{").replace("}", "}}")
+        )
+    return " ".join("".join(parts).split())
+
+
+class _Names:
+    """Give placeholders distinct names within one message."""
+
+    def __init__(self) -> None:
+        self.used: dict[str, str] = {}
+
+    def name(self, expression: ast.expr) -> str:
+        base = simple_name(expression)
+        source = ast.unparse(expression)
+        candidate = base
+        number = 2
+        while candidate in self.used and self.used[candidate] != source:
+            candidate = f"{base}_{number}"
+            number += 1
+        self.used[candidate] = source
+        return candidate
+
+
+def simple_name(expression: ast.expr) -> str:
+    if isinstance(expression, ast.Name):
+        return expression.id
+    if isinstance(expression, ast.Attribute):
+        if expression.attr.startswith("__"):  # type(x).__name__ → type_name
+            return f"{simple_name(expression.value)}_{expression.attr.strip('_')}"
+        return expression.attr
+    if isinstance(expression, ast.Call):
+        return simple_name(expression.func)
+    if isinstance(expression, ast.Subscript):
+        key = expression.slice
+        if (
+            isinstance(key, ast.Constant)
+            and isinstance(key.value, str)
+            and key.value.isidentifier()
+        ):
+            return key.value
+        return simple_name(expression.value)
+    return "value"
+
+
+def escape_literal(text: str) -> str:
+    return text.replace("{", "{{").replace("}", "}}")
+
+
+def placeholder(name: str, conversion: str = "", spec: str = "") -> str:
+    return (
+        "{" + name + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}"
+    )
+
+
+def template_of(node: ast.expr, names: _Names) -> str | None:
+    """The message template an expression builds, or None when it is not built from literals."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return escape_literal(node.value)
+    if isinstance(node, ast.JoinedStr):
+        return fstring_template(node, names)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left = template_of(node.left, names)
+        right = template_of(node.right, names)
+        if left is None and right is None:
+            return None
+        return (left or placeholder(names.name(node.left))) + (
+            right if right is not None else placeholder(names.name(node.right))
+        )
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+        if isinstance(node.left, ast.Constant) and isinstance(node.left.value, str):
+            return percent_template(node.left.value, node.right, names)
+        return None
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "format"
+        and isinstance(node.func.value, ast.Constant)
+        and isinstance(node.func.value.value, str)
+    ):
+        return format_template(node.func.value.value, node, names)
+    return None
+
+
+def fstring_template(node: ast.JoinedStr, names: _Names) -> str:
+    parts = []
+    for value in node.values:
+        if isinstance(value, ast.Constant):
+            parts.append(escape_literal(str(value.value)))
+        elif isinstance(value, ast.FormattedValue):
+            conversion = chr(value.conversion) if value.conversion > 0 else ""
+            spec = ""
+            if isinstance(value.format_spec, ast.JoinedStr):
+                spec = "".join(
+                    str(v.value) if isinstance(v, ast.Constant) else "?"
+                    for v in value.format_spec.values
+                )
+            parts.append(placeholder(names.name(value.value), conversion, spec))
+    return "".join(parts)
+
+
+def percent_template(text: str, args: ast.expr, names: _Names) -> str:
+    values = list(args.elts) if isinstance(args, ast.Tuple) else [args]
+    mapping = args if isinstance(args, ast.Dict) else None
+    result = []
+    last = 0
+    index = 0
+    for found in SIMPLE_FORMAT_RE.finditer(text):
+        result.append(escape_literal(text[last : found.start()]))
+        last = found.end()
+        key, _, kind = found.groups()
+        if kind == "%":
+            result.append("%")
+            continue
+        conversion = "r" if kind == "r" else ""
+        if (key and mapping is not None) or key:
+            result.append(placeholder(key, conversion))
+        elif index < len(values):
+            result.append(placeholder(names.name(values[index]), conversion))
+            index += 1
+        else:
+            result.append(placeholder("value", conversion))
+    result.append(escape_literal(text[last:]))
+    return "".join(result)
+
+
+def format_template(text: str, call: ast.Call, names: _Names) -> str | None:
+    """`"…{}…{name}…".format(a, name=b)`: fields become placeholders named after the arguments."""
+    keywords = {k.arg: k.value for k in call.keywords if k.arg}
+    result = []
+    auto = 0
+    try:
+        fields = list(string.Formatter().parse(text))
+    except ValueError:
+        return None
+    for literal, field_name, spec, conversion in fields:
+        result.append(escape_literal(literal))
+        if field_name is None:
+            continue
+        root = re.split(r"[.\[]", field_name, maxsplit=1)[0]
+        argument: ast.expr | None = None
+        if root == "":
+            argument = call.args[auto] if auto < len(call.args) else None
+            auto += 1
+        elif root.isdigit():
+            position = int(root)
+            argument = call.args[position] if position < len(call.args) else None
+        else:
+            argument = keywords.get(root)
+        # A keyword field keeps the name its author gave it; a positional one is named by its value.
+        positional = root == "" or root.isdigit()
+        name = names.name(argument) if positional and argument is not None else root or "value"
+        result.append(placeholder(name, conversion or "", spec or ""))
+    return "".join(result)
+
+
+def exception_name(node: ast.expr) -> str | None:
+    target = node.func if isinstance(node, ast.Call) else node
+    if isinstance(target, ast.Name):
+        return target.id
+    if isinstance(target, ast.Attribute):
+        return target.attr
+    return None
+
+
+def block_span(node: ast.AST) -> tuple[int, int] | None:
+    """First and last line of a compound statement (decorators included), else None."""
+    if not isinstance(node, ast.stmt):
+        return None
+    has_body = any(
+        isinstance(getattr(node, name, None), list) and getattr(node, name)
+        for name in ("body", "orelse", "finalbody", "handlers", "cases")
+    )
+    if not has_body:
+        return None
+    decorators = getattr(node, "decorator_list", [])
+    start = min([node.lineno] + [d.lineno for d in decorators])
+    return start, node.end_lineno or node.lineno
+
+
+class _Scanner(ast.NodeVisitor):
+    def __init__(self) -> None:
+        self.sites: list[RaiseSite] = []
+        self.skipped: list[Skipped] = []
+        self.blocks: list[tuple[int, int]] = []
+
+    def generic_visit(self, node: ast.AST) -> None:
+        span = block_span(node)
+        if span is not None:
+            self.blocks.append(span)
+        super().generic_visit(node)
+        if span is not None:
+            self.blocks.pop()
+
+    def visit_Raise(self, node: ast.Raise) -> None:
+        if node.exc is None:
+            return
+        name = exception_name(node.exc)
+        if name is None:
+            self.skipped.append(Skipped(node.lineno, "exception is not a simple name"))
+            return
+        if not isinstance(node.exc, ast.Call) or not node.exc.args:
+            self.skipped.append(Skipped(node.lineno, f"{name} raised without a message"))
+            return
+        self.add(node, name, node.exc.args[0])
+
+    def visit_Assert(self, node: ast.Assert) -> None:
+        if node.msg is None:
+            self.skipped.append(Skipped(node.lineno, "assert without a message"))
+            return
+        self.add(node, "AssertionError", node.msg)
+
+    def add(self, node: ast.stmt, exception: str, message: ast.expr) -> None:
+        template = template_of(message, _Names())
+        if template is None or not canonical(template).replace("{}", "").strip():
+            self.skipped.append(Skipped(node.lineno, "message is not built from string literals"))
+            return
+        self.sites.append(
+            RaiseSite(
+                line=node.lineno,
+                end_line=node.end_lineno or node.lineno,
+                exception=exception,
+                template=template,
+                blocks=tuple(reversed(self.blocks)),
+            )
+        )
+
+
+def scan_source(source: str) -> tuple[list[RaiseSite], list[Skipped]]:
+    """Every raise site with a literal message in one module (raises SyntaxError)."""
+    tree = ast.parse(source)
+    scanner = _Scanner()
+    scanner.visit(tree)
+    return scanner.sites, scanner.skipped

@@ -1,0 +1,82 @@
+"""Edit record files in place, keeping the author's comments, key order and layout.
+
+ruamel.yaml's round-trip mode loads a record into objects that remember
+comments and formatting and dumps them back; only the keys we change move.
+Every write goes to a temporary file beside the target and is renamed over
+it, so a crash never leaves half a record.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap
+from ruamel.yaml.scalarstring import DoubleQuotedScalarString
+
+SOURCE_ORDER = ("snippet_file", "path", "line", "commit", "language")
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write text to path through a temporary file and a rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        if path.exists():
+            os.chmod(temp, path.stat().st_mode & 0o777)
+        else:
+            os.chmod(temp, 0o644)
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+def round_trip() -> YAML:
+    yaml = YAML(typ="rt")
+    yaml.preserve_quotes = True
+    yaml.width = 4096  # never re-wrap the author's long lines
+    yaml.indent(mapping=2, sequence=4, offset=2)
+    return yaml
+
+
+def update_source(path: Path, snippet_file: str, source_path: str, line: int, commit: str) -> str:
+    """Point a record's source at a pinned snippet file; return the new text (not yet written)."""
+    yaml = round_trip()
+    data: Any = yaml.load(path.read_text(encoding="utf-8"))
+    source = data.get("source")
+    if not isinstance(source, CommentedMap):
+        source = CommentedMap()
+        data["source"] = source
+    for stale in ("snippet", "start_line"):
+        if stale in source:
+            del source[stale]
+    values = {
+        "snippet_file": snippet_file,
+        "path": source_path,
+        "line": line,
+        "commit": DoubleQuotedScalarString(commit),
+    }
+    for key, value in values.items():
+        if key in source:
+            source[key] = value
+        else:
+            source.insert(len(source), key, value)
+    out = io.StringIO()
+    yaml.dump(data, out)
+    # A removed block scalar can leave its trailing blank line behind.
+    return out.getvalue().rstrip("\n") + "\n"
+
+
+def dump_new(data: dict[str, Any], header: str = "") -> str:
+    """Text of a new record from plain data, in the given key order."""
+    yaml = round_trip()
+    out = io.StringIO()
+    yaml.dump(data, out)
+    return header + out.getvalue()

@@ -1,0 +1,187 @@
+"""`errpages scan`: find every raise with a message in a commit and scaffold draft records."""
+
+from __future__ import annotations
+
+import json
+import posixpath
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from generator.git import list_files, open_repository, read_files, resolve_commit
+from generator.loader import LoadedContent, load_content
+from generator.pinning import Pin, PinError, decode_source, snippet_span, source_lines
+from generator.pyraises import RaiseSite, canonical, scan_source
+from generator.recordfile import atomic_write_text
+from generator.scaffold import slug
+from generator.schema import TO_WRITE, derive_id
+from generator.yamldoc import YamlDocument
+
+PYTHON_SUFFIXES = (".py", ".pyi")
+
+
+@dataclass
+class ScanSummary:
+    """What a scan found and did; printed as text or JSON."""
+
+    repo: str
+    commit: str
+    files_scanned: int = 0
+    raise_sites: int = 0
+    created: list[dict[str, str]] = field(default_factory=list)
+    already_covered: int = 0
+    skipped: list[dict[str, str]] = field(default_factory=list)
+
+    def as_json(self) -> str:
+        return json.dumps(
+            {
+                "repo": self.repo,
+                "commit": self.commit,
+                "files_scanned": self.files_scanned,
+                "raise_sites": self.raise_sites,
+                "records_created": len(self.created),
+                "already_covered": self.already_covered,
+                "skipped": len(self.skipped),
+                "created": self.created,
+                "skipped_sites": self.skipped,
+            },
+            indent=2,
+        )
+
+    def as_text(self) -> str:
+        lines = [
+            f"Scanned {self.repo} at {self.commit[:12]}: {self.files_scanned} Python files, "
+            f"{self.raise_sites} raise sites with a message.",
+            f"  records created:  {len(self.created)}",
+            f"  already covered:  {self.already_covered}",
+            f"  skipped:          {len(self.skipped)}",
+        ]
+        reasons: dict[str, int] = {}
+        for item in self.skipped:
+            reasons[item["reason"]] = reasons.get(item["reason"], 0) + 1
+        lines += [f"    {count:5}  {reason}" for reason, count in sorted(reasons.items())]
+        return "\n".join(lines)
+
+
+def identity_key(repo: str, exception: str, message: str) -> tuple[str, str, str]:
+    """What makes two raise sites the same error: repo, exception, message template."""
+    return repo, exception.rsplit(".", 1)[-1], canonical(message)
+
+
+def covered_keys(loaded: LoadedContent) -> set[tuple[str, str, str]]:
+    """The identities of every record already written (drafts included)."""
+    keys = set()
+    for document in loaded.records:
+        data = document.data
+        if isinstance(data, dict):
+            repo, exception, message = data.get("repo"), data.get("exception"), data.get("message")
+            if isinstance(repo, str) and isinstance(exception, str) and isinstance(message, str):
+                keys.add(identity_key(repo, exception, message))
+    return keys
+
+
+def taken_ids(records: tuple[YamlDocument, ...]) -> set[str]:
+    return {str(d.data["id"]) for d in records if isinstance(d.data, dict) and "id" in d.data}
+
+
+def quoted(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
+
+
+def skeleton(pin: Pin, site: RaiseSite, record_id: str, snippet_file: str) -> str:
+    """A draft record for one raise site: identity and pin filled in, prose to be written."""
+    return f"""\
+# Scaffolded by `errpages scan` from {pin.path}:{pin.line} at {pin.commit[:12]}.
+# Write the fields marked {TO_WRITE}, then remove `draft: true` to publish it.
+id: "{record_id}"
+repo: {pin.repo}
+exception: {quoted(site.exception)}
+message: {quoted(site.template)}
+draft: true
+meaning: "{TO_WRITE}: what this error means and why the check exists."
+source:
+  snippet_file: {quoted(snippet_file)}
+  path: {quoted(pin.path)}
+  line: {pin.line}
+  commit: "{pin.commit}"
+solutions:
+  - "{TO_WRITE}: the first thing to try."
+when:
+  trigger: "{TO_WRITE}: what the user did that made it happen."
+"""
+
+
+def site_pin(repo: str, path: str, commit: str, lines: list[str], site: RaiseSite) -> Pin:
+    start, end = snippet_span(lines, site, None)
+    return Pin(repo, path, commit, site.line, start, "\n".join(lines[start - 1 : end]))
+
+
+def record_path(out_dir: Path, pin: Pin, site: RaiseSite, record_id: str) -> Path:
+    folder = posixpath.splitext(pin.path)[0].replace("/", ".")
+    return out_dir / folder / f"{slug(site.template, 6)}-{record_id[:6]}.yaml"
+
+
+def scan_repository(
+    content_root: Path,
+    repo_dir: Path,
+    repo: str,
+    rev: str = "HEAD",
+    under: str = "",
+    out_dir: Path | None = None,
+) -> ScanSummary:
+    """Scaffold a draft record for every raise site in REV that no record covers yet."""
+    repository = open_repository(repo_dir)
+    commit = resolve_commit(repository, rev)
+    summary = ScanSummary(repo, commit)
+    loaded, _ = load_content(content_root)
+    covered = covered_keys(loaded)
+    ids = taken_ids(loaded.records)
+    out_dir = out_dir or content_root / "errors" / repo
+    paths = [p for p in list_files(repository, commit, under) if p.endswith(PYTHON_SUFFIXES)]
+    contents = read_files(repository, commit, paths)
+    for path in paths:
+        try:
+            source = decode_source(contents[path], path)
+            sites, skipped = scan_source(source)
+        except (PinError, SyntaxError, ValueError) as exc:
+            summary.skipped.append({"path": path, "line": "", "reason": skip_reason(exc, path)})
+            continue
+        summary.files_scanned += 1
+        summary.skipped += [
+            {"path": path, "line": str(s.line), "reason": s.reason} for s in skipped
+        ]
+        lines = source_lines(source)
+        for site in sites:
+            summary.raise_sites += 1
+            key = identity_key(repo, site.exception, site.template)
+            if key in covered:
+                summary.already_covered += 1
+                continue
+            record_id = derive_id(repo, site.exception, site.template)
+            if record_id in ids:
+                summary.skipped.append(
+                    {"path": path, "line": str(site.line), "reason": "id already taken"}
+                )
+                continue
+            pin = site_pin(repo, path, commit, lines, site)
+            target = record_path(out_dir, pin, site, record_id)
+            if target.exists():
+                summary.skipped.append(
+                    {"path": path, "line": str(site.line), "reason": "record file exists"}
+                )
+                continue
+            snippet_file = content_root / "snippets" / pin.file_name()
+            if not snippet_file.exists():
+                atomic_write_text(snippet_file, pin.file_text())
+            atomic_write_text(target, skeleton(pin, site, record_id, pin.file_name()))
+            covered.add(key)
+            ids.add(record_id)
+            summary.created.append(
+                {"id": record_id, "file": str(target), "site": f"{path}:{site.line}"}
+            )
+    return summary
+
+
+def skip_reason(exc: Exception, path: str) -> str:
+    if isinstance(exc, SyntaxError):
+        return "does not parse as Python"
+    return str(exc).replace(path, "file", 1)

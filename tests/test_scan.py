@@ -1,0 +1,130 @@
+"""`errpages scan` and the raise finder behind it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+
+from generator.pyraises import canonical, scan_source
+from tests.conftest import FIXTURES, run_cli
+from tests.gitrepo import GitRepo
+
+RAISE_FORMS = (FIXTURES / "raise_forms.py.txt").read_text()
+
+EXPECTED = [
+    (12, "ValueError", "a plain literal"),
+    (14, "ValueError", "adjacent literals split over lines"),
+    (19, "ValueError", "backend must be mooncake, got {transfer_backend!r}."),
+    (21, "TypeError", "expected a widget, got {type_name}"),
+    (23, "KeyError", "no item {widget} in {items!r}"),
+    (25, "RuntimeError", "{count} widgets exceed {limit}"),
+    (29, "WidgetError", "cannot open {name}: {exc}"),
+    (31, "ConfigError", "literal {{braces}} stay literal"),
+    (33, "ValueError", "mixed literal and f-string {count:>4} parts"),
+    (37, "AssertionError", "count must not be negative, got {count}"),
+    (43, "NotImplementedError", "{count}% done"),
+]
+
+
+def test_every_raise_form() -> None:
+    sites, skipped = scan_source(RAISE_FORMS)
+    assert [(s.line, s.exception, s.template) for s in sites] == EXPECTED
+    assert [(s.line, s.reason) for s in skipped] == [
+        (39, "message is not built from string literals"),
+        (41, "ValueError raised without a message"),
+        (42, "assert without a message"),
+    ]
+    multi_line = sites[1]
+    assert (multi_line.line, multi_line.end_line) == (14, 17)
+
+
+def test_canonical_ignores_placeholder_names() -> None:
+    assert canonical("got {backend!r}.") == canonical("got {cfg_backend}.")
+    assert canonical("a  b\n c {x}") == "a b c {}"
+    assert canonical("{{x}}") != canonical("{x}")
+
+
+def make_project(tmp_path: Path) -> tuple[GitRepo, str]:
+    repo = GitRepo(tmp_path / "project")
+    repo.write("pkg/forms.py", RAISE_FORMS)
+    repo.write("pkg/broken.py", "def x(:\n")
+    repo.write("docs/readme.md", "raise ValueError('not python')\n")
+    repo.write("pkg/data.py", "\0binary")
+    return repo, repo.commit("first")
+
+
+def test_scan_creates_drafts_once_and_never_touches_the_repository(
+    tmp_path: Path, make_content
+) -> None:  # type: ignore[no-untyped-def]
+    repo, commit = make_project(tmp_path)
+    before = repo.state()
+    content = make_content({})
+    result = run_cli(
+        "scan", str(repo.path), "--content", str(content), "--repo", "acme/widgets", "--json"
+    )
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert summary["commit"] == commit
+    assert summary["files_scanned"] == 1
+    assert summary["raise_sites"] == 11
+    assert summary["records_created"] == 11
+    assert summary["already_covered"] == 0
+    reasons = sorted(item["reason"] for item in summary["skipped_sites"])
+    assert reasons == sorted(
+        [
+            "assert without a message",
+            "ValueError raised without a message",
+            "message is not built from string literals",
+            "does not parse as Python",
+            "file is a binary file",
+        ]
+    )
+    records = sorted((content / "errors").rglob("*.yaml"))
+    assert len(records) == 11
+    first = yaml.safe_load(records[0].read_text())
+    assert first["draft"] is True
+    assert first["source"]["commit"] == commit
+    assert first["meaning"].startswith("TO BE WRITTEN")
+    assert repo.state() == before
+
+    again = run_cli("scan", str(repo.path), "--content", str(content), "--repo", "acme/widgets")
+    assert again.exit_code == 0
+    assert "records created:  0" in again.stdout
+    assert "already covered:  11" in again.stdout
+    assert sorted((content / "errors").rglob("*.yaml")) == records
+
+
+def test_drafts_are_checked_but_not_published(tmp_path: Path, make_content) -> None:  # type: ignore[no-untyped-def]
+    repo, _ = make_project(tmp_path)
+    content = make_content({})
+    run_cli("scan", str(repo.path), "--content", str(content), "--repo", "acme/widgets")
+    check = run_cli("check", "--content", str(content))
+    assert check.exit_code == 0, check.stderr
+    out = tmp_path / "site"
+    assert run_cli("build", "--content", str(content), "--out", str(out)).exit_code == 0
+    index = json.loads((out / "api" / "errors" / "index.json").read_text())
+    assert index["count"] == 0
+    with_drafts = tmp_path / "site-drafts"
+    build = run_cli("build", "--content", str(content), "--out", str(with_drafts), "--drafts")
+    assert build.exit_code == 0, build.stderr
+    index = json.loads((with_drafts / "api" / "errors" / "index.json").read_text())
+    assert index["count"] == 11
+
+
+def test_scan_reports_usage_and_repository_errors(tmp_path: Path, make_content) -> None:  # type: ignore[no-untyped-def]
+    content = make_content({})
+    not_repo = tmp_path / "plain"
+    not_repo.mkdir()
+    result = run_cli("scan", str(not_repo), "--content", str(content), "--repo", "a/b")
+    assert result.exit_code == 1
+    assert "is not a git repository" in result.stderr
+    repo, _ = make_project(tmp_path)
+    unknown = run_cli(
+        "scan", str(repo.path), "--content", str(content), "--repo", "a/b", "--commit", "nope"
+    )
+    assert unknown.exit_code == 1
+    assert "unknown commit 'nope'" in unknown.stderr
+    bad_repo = run_cli("scan", str(repo.path), "--content", str(content), "--repo", "nope")
+    assert bad_repo.exit_code == 2
