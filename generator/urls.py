@@ -76,14 +76,15 @@ def fill_template(template: str, values: dict[str, str]) -> str:
 
 
 def source_url(config: SiteConfig, record: Record) -> str:
-    """Link to the raising line at the pinned commit on the source host."""
+    """Link to the raising line at the pinned commit on the repository's source host."""
     source = record.source
-    return fill_template(
-        config.source_url,
-        {
-            "repo": record.repo,
-            "commit": source.commit,
-            "path": source.path,
-            "line": str(source.line),
-        },
-    )
+    template, _ = config.source_for(record.repo)
+    values = {
+        "repo": record.repo,
+        "commit": source.commit,
+        "path": source.path,
+        "line": str(source.line),
+        "start": str(source.snippet.start_line),
+        "end": str(source.snippet.end_line),
+    }
+    return fill_template(template, values)
