@@ -20,10 +20,9 @@ install: $(STAMP)
 site: install
 	$(BIN)/errpages build --content content --out site
 
-## Build, then serve site/ on http://$(HOST):$(PORT)/ (Ctrl-C stops it).
-serve: site
-	@echo "Serving site/ at http://$(HOST):$(PORT)/  (or open site/index.html directly)"
-	$(BIN)/python -m http.server --bind $(HOST) --directory site $(PORT)
+## Build content/ into site/, then serve it on http://$(HOST):$(PORT)/ (Ctrl-C stops it).
+serve: install
+	$(BIN)/errpages serve --content content --out site --host $(HOST) --port $(PORT)
 
 lint: install
 	$(BIN)/ruff check generator tests benchmarks

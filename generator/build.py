@@ -36,6 +36,7 @@ from generator.outputs.hosting import hosting_files, source_date
 from generator.outputs.pages import page_files
 from generator.outputs.search import search_files
 from generator.outputs.write import check_collisions, check_output_folder, write_site
+from generator.published import Manifest, check_published, update_manifest
 from generator.render import make_environment
 from generator.schema import validate_records
 
@@ -51,6 +52,8 @@ class BuildReport:
     files: list[OutputFile] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     written: bool = False
+    manifest: Manifest | None = None
+    manifest_updated: bool = False
 
     def failed(self, strict: bool = False) -> bool:
         return has_errors(self.diagnostics, strict)
@@ -103,6 +106,14 @@ def load_site(
     with timed(report, "link"):
         ordered, links, problems = link_records(records, include_drafts)
         report.diagnostics += problems
+        report.manifest = loaded.manifest
+        if loaded.manifest is not None:
+            report.diagnostics += check_published(
+                loaded.manifest,
+                display_path(loaded.manifest.path),
+                {r.id for r in ordered} | {a for r in ordered for a in r.aliases},
+                {r.id for r in records if r.draft},
+            )
     theme_dir, problems = find_theme(config, content_root)
     report.diagnostics += problems
     report.diagnostics = with_source_lines(sorted_diagnostics(report.diagnostics), loaded.texts)
@@ -165,4 +176,7 @@ def build(
     with timed(report, "write"):
         write_site(report.files, out_dir)
         report.written = True
+        if report.manifest is not None:
+            published = {r.id for r in site.records} | {a for r in site.records for a in r.aliases}
+            report.manifest_updated = update_manifest(report.manifest, published)
     return report

@@ -25,6 +25,7 @@ from generator.record_schema import record_schema
 from generator.scaffold import fresh_id, new_record_path, record_text, write_new_record
 from generator.scan import scan_repository
 from generator.schema import REPO_RE
+from generator.serve import free_port_server, url_of
 
 CONTENT_OPTION = click.option(
     "--content",
@@ -95,6 +96,8 @@ def build_command(
             f"Built {errors} errors: {pages} pages, {len(report.files)} files "
             f"into {display_path(out)} in {total:.2f}s"
         )
+        if report.manifest_updated and report.manifest is not None:
+            click.echo(f"Recorded the published ids in {display_path(report.manifest.path)}.")
 
 
 @cli.command("check")
@@ -328,6 +331,41 @@ def drift_command(
         click.echo(f"Saved the statuses to {display_path(saved)}.", err=True)
     drifted = [row for row in report.rows if row.status != "same"]
     sys.exit(1 if strict and drifted else 0)
+
+
+@cli.command("serve")
+@CONTENT_OPTION
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("site"),
+    show_default=True,
+    help="The output folder to build into and serve.",
+)
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (loopback).")
+@click.option(
+    "--port",
+    default=8000,
+    show_default=True,
+    type=click.IntRange(0, 65535),
+    help="Port; the next free one is taken when it is busy (0: any).",
+)
+@DRAFTS_OPTION
+def serve_command(content: Path, out: Path, host: str, port: int, drafts: bool) -> None:
+    """Build the site, then serve it on http://127.0.0.1:PORT/ until Ctrl-C."""
+    report = build(content, out, include_drafts=drafts)
+    print_diagnostics(report)
+    if report.failed() or not report.written:
+        click.echo(f"Build failed; not serving. {display_path(out)} was left as it was.", err=True)
+        sys.exit(1)
+    server = free_port_server(out, host, port)
+    click.echo(f"Serving {display_path(out)} at {url_of(server)}  (Ctrl-C stops)")
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        click.echo("Stopped.")
+    finally:
+        server.server_close()
 
 
 @cli.command("schema")

@@ -11,6 +11,8 @@ from pygments.lexer import Lexer
 from pygments.lexers import TextLexer, get_lexer_by_name
 from pygments.util import ClassNotFound
 
+from generator.reveal import reveal_html
+
 LIGHT_STYLE = "default"
 DARK_STYLE = "github-dark"
 CSS_SCOPE = ".hl"
@@ -33,7 +35,7 @@ def highlight_lines(code: str, language: str) -> list[str]:
     html = str(highlight(code, lexer_for(language), _FORMATTER))
     if html.endswith("\n"):
         html = html[:-1]
-    lines = html.split("\n")
+    lines = reveal_html(html).split("\n")
     wanted = code.count("\n") + 1
     return (lines + [""] * wanted)[:wanted]
 
@@ -41,7 +43,7 @@ def highlight_lines(code: str, language: str) -> list[str]:
 def highlight_block(code: str, language: str) -> str:
     """Highlight a code block as `<pre class="hl">`, labelled with its language."""
     lexer = lexer_for(language)
-    body = highlight(code.rstrip("\n"), lexer, _FORMATTER).rstrip("\n")
+    body = reveal_html(str(highlight(code.rstrip("\n"), lexer, _FORMATTER)).rstrip("\n"))
     name = escape(language or "text", quote=True)
     return f'<pre class="hl" data-lang="{name}"><code>{body}</code></pre>'
 

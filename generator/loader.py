@@ -13,22 +13,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from generator.diagnostics import Diagnostic, Position, error, warning
-from generator.model import DriftNote
+from generator.model import DriftNote, TextFile
+from generator.published import MANIFEST, Manifest, read_manifest
 from generator.yamldoc import YamlDocument, parse_yaml
 
 MAX_RECORD_BYTES = 2 * 1024 * 1024
 MAX_SNIPPET_BYTES = 2 * 1024 * 1024
 RECORD_SUFFIXES = (".yaml", ".yml")
 DRIFT_FILE = "drift.json"
-
-
-@dataclass(frozen=True)
-class TextFile:
-    """A content file's text, with its path for messages and its name under its folder."""
-
-    display_path: str
-    name: str  # path relative to its folder (errors/ or snippets/), with forward slashes
-    text: str
 
 
 @dataclass(frozen=True)
@@ -41,6 +33,7 @@ class LoadedContent:
     snippets: dict[str, TextFile]
     texts: dict[str, list[str]]  # display path -> lines, for showing offending lines
     drift: dict[str, DriftNote] = field(default_factory=dict)
+    manifest: Manifest | None = None
 
 
 def display_path(path: Path) -> str:
@@ -155,7 +148,12 @@ def load_content(content_root: Path) -> tuple[LoadedContent, list[Diagnostic]]:
 
     drift, problems = load_drift(content_root / DRIFT_FILE)
     diagnostics += problems
-    loaded = LoadedContent(content_root, config_doc, tuple(records), snippets, texts, drift)
+    manifest_path = content_root / MANIFEST
+    manifest, problems = read_manifest(manifest_path, display_path(manifest_path))
+    diagnostics += problems
+    loaded = LoadedContent(
+        content_root, config_doc, tuple(records), snippets, texts, drift, manifest
+    )
     return loaded, diagnostics
 
 

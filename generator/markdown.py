@@ -15,6 +15,7 @@ from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 
 from generator.highlight import highlight_block
+from generator.reveal import reveal_text
 
 SAFE_SCHEMES = ("http", "https", "mailto")
 SCHEME_RE = re.compile(r"^([a-z][a-z0-9+.\-]*):")
@@ -82,7 +83,7 @@ def markdown_renderer() -> MarkdownIt:
 
 def render_markdown(text: str) -> str:
     """Render record Markdown to HTML; raw HTML in the text comes out escaped."""
-    return str(markdown_renderer().render(text))
+    return str(markdown_renderer().render(reveal_text(text)))
 
 
 def plain_text(text: str) -> str:
@@ -93,4 +94,4 @@ def plain_text(text: str) -> str:
 
 def render_markdown_inline(text: str) -> str:
     """Render a one-line Markdown item without wrapping it in a paragraph."""
-    return str(markdown_renderer().renderInline(text))
+    return str(markdown_renderer().renderInline(reveal_text(text)))

@@ -8,6 +8,15 @@ from generator.diagnostics import Position
 
 
 @dataclass(frozen=True)
+class TextFile:
+    """A content file's text, with its path for messages and its name under its folder."""
+
+    display_path: str
+    name: str  # path relative to its folder (errors/ or snippets/), with forward slashes
+    text: str
+
+
+@dataclass(frozen=True)
 class Snippet:
     """Source lines pinned to a commit; `start_line` is the file's own number of the first line."""
 
@@ -60,6 +69,14 @@ class Analysis:
 
 
 @dataclass(frozen=True)
+class Retired:
+    """An error the code no longer raises; its page stays, marked, so links keep working."""
+
+    since: str  # a commit or version
+    note: str = ""  # Markdown
+
+
+@dataclass(frozen=True)
 class Record:
     """One error as its author wrote it, validated. `file` is the record's display path."""
 
@@ -80,6 +97,7 @@ class Record:
     aliases: tuple[str, ...] = ()
     analysis: Analysis | None = None
     draft: bool = False  # scaffolded by `errpages scan`; left out of the site unless --drafts
+    retired: Retired | None = None
     id_derived: bool = False
     # Positions of fields checked after validation (related ids, aliases, id).
     positions: dict[str, Position] = field(default_factory=dict, compare=False, hash=False)

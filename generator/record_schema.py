@@ -114,6 +114,16 @@ def record_schema() -> dict[str, Any]:
                 "description": "A scaffold still to be written; left out of the site unless "
                 "the build is given --drafts.",
             },
+            "retired": {
+                "type": "object",
+                "required": ["since"],
+                "additionalProperties": False,
+                "description": "The code no longer raises this error; its page stays, marked.",
+                "properties": {
+                    "since": {**TEXT, "description": "The commit or version that stopped it."},
+                    "note": MARKDOWN,
+                },
+            },
             "analysis": {
                 "type": "object",
                 "additionalProperties": False,

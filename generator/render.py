@@ -25,6 +25,7 @@ from generator.links import short_text
 from generator.markdown import plain_text, render_markdown, render_markdown_inline
 from generator.messages import message_parts, placeholder_names
 from generator.model import DriftNote, ErrorLinks, LinkRef, Record, Site, SiteConfig
+from generator.reveal import finalize, reveal_html, reveal_text
 
 
 def anchor(text: str) -> str:
@@ -41,6 +42,7 @@ def make_environment(theme_dir: Path) -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        finalize=finalize,
     )
     env.filters["anchor"] = anchor
     return env
@@ -49,9 +51,11 @@ def make_environment(theme_dir: Path) -> Environment:
 def message_html(message: str) -> Markup:
     """Escape a message template and mark its `{placeholders}` so readers see what varies."""
     return Markup("").join(
-        Markup('<var class="placeholder" data-name="{}">{}</var>').format(part.name, part.text)
+        Markup('<var class="placeholder" data-name="{}">{}</var>').format(
+            reveal_text(part.name), Markup(reveal_html(str(escape(part.text))))
+        )
         if part.is_placeholder
-        else escape(part.text)
+        else Markup(reveal_html(str(escape(part.text))))
         for part in message_parts(message)
     )
 
@@ -109,11 +113,18 @@ def site_context(
     return {
         "site": config,
         "page": page,
+        "content_security_policy": CONTENT_SECURITY_POLICY,
         "canonical_url": canonical,
         "base_href": base_href,
         "generator": f"errpages {__version__}",
     }
 
+
+# Only the site's own scripts, styles and images; nothing inline, nothing remote.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "base-uri 'self'; form-action 'self'"
+)
 
 ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "cf.", "approx.")
 
@@ -210,6 +221,9 @@ def error_page_context(
         "source_url": urls.source_url(config, record),
         "source_host": config.source_for(record.repo)[1],
         "drift_note": drift_text(drift),
+        "retired_note_html": Markup(render_markdown(record.retired.note))
+        if record.retired and record.retired.note
+        else "",
         "solutions_html": [Markup(render_markdown_inline(s)) for s in record.solutions],
         "fix": None
         if fix is None
@@ -346,6 +360,7 @@ def render_redirect_page(env: Environment, site: Site, alias: str, record: Recor
         "target_url": urls.relative(urls.error_page(record.id), path),
         "canonical_url": urls.canonical_url(site.config, urls.error_page(record.id)),
         "redirect_js": urls.relative(urls.REDIRECT_JS, path),
+        "content_security_policy": CONTENT_SECURITY_POLICY,
         "favicon": urls.relative(urls.FAVICON, path),
     }
     return env.get_template("redirect.html").render(context)

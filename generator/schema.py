@@ -17,8 +17,7 @@ from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
 from pygments.util import ClassNotFound
 
 from generator.diagnostics import Diagnostic, Position, did_you_mean, error, warning
-from generator.loader import TextFile
-from generator.model import Analysis, ExampleFix, Record, Snippet, Source, When
+from generator.model import Analysis, ExampleFix, Record, Retired, Snippet, Source, TextFile, When
 from generator.yamldoc import KeyPath, YamlDocument, parse_yaml
 
 ID_RE = re.compile(r"^[0-9a-f]{16}$")
@@ -47,11 +46,13 @@ RECORD_KEYS = (
     "aliases",
     "analysis",
     "draft",
+    "retired",
 )
 SOURCE_KEYS = ("path", "line", "commit", "language", "snippet", "start_line", "snippet_file")
 FIX_KEYS = ("before", "after", "language", "notes")
 WHEN_KEYS = ("trigger", "situations")
 ANALYSIS_KEYS = ("by", "date")
+RETIRED_KEYS = ("since", "note")
 SNIPPET_HEADER_KEYS = ("repo", "path", "commit", "start_line", "sha256")
 
 
@@ -351,6 +352,7 @@ class RecordValidator:
         )
         analysis = self.analysis()
         draft = self.boolean(("draft",))
+        retired = self.retired()
         self.positions["id"] = self.document.position(("id",))
         # Rejected values were reported when the YAML was read; the record is still invalid.
         if read.diagnostics or self.document.rejected:
@@ -378,6 +380,7 @@ class RecordValidator:
             aliases=aliases,
             analysis=analysis,
             draft=draft,
+            retired=retired,
             id_derived=derived,
             positions=self.positions,
         )
@@ -535,6 +538,15 @@ class RecordValidator:
         trigger = read.string(("when", "trigger"), False, expected="Markdown text")
         situations = read.string_list(("when", "situations"), False, expected="Markdown items")
         return When(trigger or "", situations)
+
+    def retired(self) -> Retired | None:
+        read = self.read
+        if read.mapping(("retired",), False) is None:
+            return None
+        read.check_keys(("retired",), RETIRED_KEYS)
+        since = read.string(("retired", "since"), True, expected="the commit or version")
+        note = read.string(("retired", "note"), False, expected="Markdown text")
+        return Retired(since, note or "") if since is not None else None
 
     def analysis(self) -> Analysis | None:
         read = self.read

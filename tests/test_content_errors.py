@@ -7,13 +7,14 @@ printed (paths relative to the case folder).
 from __future__ import annotations
 
 import hashlib
+import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO_ROOT, run_cli, valid_record
+from tests.conftest import REPO_ROOT, parse_html, run_cli, valid_record
 
 INVALID = Path(__file__).resolve().parent / "invalid"
 CASES = sorted(p.name for p in INVALID.iterdir() if (p / "expected.txt").is_file())
@@ -89,12 +90,45 @@ def test_rebuild_replaces_a_site_errpages_wrote(make_content, tmp_path: Path) ->
     assert run_cli("build", "--content", str(content), "--out", str(out)).exit_code == 0
     (out / "stale.html").write_text("old")
     (content / "errors" / "a.yaml").unlink()
-    (content / "errors" / "b.yaml").write_text(valid_record("fedcba9876543210", "new"))
+    renamed = valid_record("fedcba9876543210", "new") + "aliases: [0123456789abcdef]\n"
+    (content / "errors" / "b.yaml").write_text(renamed)
     assert run_cli("build", "--content", str(content), "--out", str(out)).exit_code == 0
     assert not (out / "stale.html").exists()
-    assert not (out / "errors" / "0123456789abcdef").exists()
     assert (out / "errors" / "fedcba9876543210" / "index.html").is_file()
+    redirect = (out / "errors" / "0123456789abcdef" / "index.html").read_text()
+    assert "url=../fedcba9876543210/index.html" in redirect
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+def test_a_published_id_must_keep_a_page(make_content, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    content = make_content({"errors/a.yaml": valid_record()})
+    out = tmp_path / "site"
+    first = run_cli("build", "--content", str(content), "--out", str(out))
+    assert "Recorded the published ids in" in first.stdout
+    manifest = (content / "published-ids.txt").read_text().splitlines()
+    assert manifest[-1] == "0123456789abcdef"
+    before = tree_digest(out)
+    (content / "errors" / "a.yaml").write_text(valid_record("fedcba9876543210", "new"))
+    result = run_cli("build", "--content", str(content), "--out", str(out))
+    assert result.exit_code == 1
+    assert "published-ids.txt:4:1: published id 0123456789abcdef has no page" in result.stderr
+    assert "mark it `retired`" in result.stderr
+    assert tree_digest(out) == before
+    retired = valid_record() + "retired:\n  since: v2.0\n  note: Removed in **v2.0**.\n"
+    (content / "errors" / "old.yaml").write_text(retired)
+    again = run_cli("build", "--content", str(content), "--out", str(out))
+    assert again.exit_code == 0, again.output
+    page = parse_html(out / "errors" / "0123456789abcdef" / "index.html")
+    banner = page.select_one(".retired-banner")
+    assert banner is not None and "No longer raised since v2.0" in " ".join(
+        banner.get_text().split()
+    )
+    data = json.loads((out / "api" / "errors" / "0123456789abcdef.json").read_text())
+    assert data["retired"] == {"since": "v2.0", "note": "Removed in **v2.0**."}
+    assert (content / "published-ids.txt").read_text().splitlines()[-2:] == [
+        "0123456789abcdef",
+        "fedcba9876543210",
+    ]
 
 
 def test_exit_codes_from_the_real_command(make_content, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -71,6 +71,10 @@ def record_data(record: Record) -> dict[str, Any]:
         "analysis": None
         if record.analysis is None
         else {"by": record.analysis.by, "date": record.analysis.date},
+        "draft": record.draft,
+        "retired": None
+        if record.retired is None
+        else {"since": record.retired.since, "note": record.retired.note},
     }
 
 
@@ -107,6 +111,7 @@ def summary_data(record: Record, config: SiteConfig) -> dict[str, Any]:
         "canonical_url": urls.canonical_url(config, page),
         "json_url": urls.error_json(record.id),
         "analysis_date": record.analysis.date if record.analysis else "",
+        "retired": record.retired is not None,
     }
 
 

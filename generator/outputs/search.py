@@ -18,7 +18,7 @@ from generator.markdown import plain_text
 from generator.model import Record, Site
 from generator.outputs import OutputFile
 
-FIELDS = ("id", "repo", "kind", "exception", "message", "title", "path", "tags", "words")
+FIELDS = ("id", "repo", "kind", "exception", "message", "title", "path", "tags", "words", "retired")
 # Fields whose values repeat across errors: shipped once in `strings`, referred to by number.
 SHARED_FIELDS = ("repo", "kind", "exception", "path")
 # Words as the browser splits them: runs of letters, digits and underscores.
@@ -81,6 +81,7 @@ def search_index(records: tuple[Record, ...]) -> dict[str, Any]:
                 strings.number(record.source.path),
                 list(record.tags),
                 " ".join(base36(word_number[word]) for word in words),
+                1 if record.retired else 0,
             ]
         )
     return {

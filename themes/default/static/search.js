@@ -31,6 +31,7 @@
   var PARTIAL_THRESHOLD = 0.6;
   var EXACT_BASE = 1000;
   var MAX_RESULTS = 50;
+  var RETIRED_PENALTY = 100000;
 
   var shared = new Set(data.shared);
   var vocabulary = data.vocabulary;
@@ -367,6 +368,12 @@
       }
       wordSearch(query).forEach(function (r) { add(r, 0); });
     }
+    /* Retired errors stay findable (old versions still raise them) but rank after live ones. */
+    byDoc.forEach(function (result) {
+      if (result.doc.retired) {
+        result.score -= RETIRED_PENALTY;
+      }
+    });
     return Array.from(byDoc.values()).sort(function (a, b) {
       return b.score - a.score || (a.doc.id < b.doc.id ? -1 : 1);
     }).slice(0, MAX_RESULTS);
@@ -383,8 +390,18 @@
     return url;
   }
 
+  var HIDDEN = /[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u2028\u2029]/g;
+
+  /* Direction overrides and zero-width characters are shown, never obeyed. */
+  function reveal(text) {
+    return String(text).replace(HIDDEN, function (ch) {
+      return "[U+" + ch.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0") + "]";
+    });
+  }
+
   /* Append text to a node, wrapping words that start with a query word in <mark>. */
   function appendMarked(node, text, words) {
+    text = reveal(text);
     if (!words.length) {
       node.appendChild(document.createTextNode(text));
       return;
@@ -422,11 +439,14 @@
       var meta = document.createElement("span");
       meta.className = "meta";
       var code = document.createElement("code");
-      code.textContent = doc.exception;
+      code.textContent = reveal(doc.exception);
       meta.appendChild(code);
-      meta.appendChild(document.createTextNode(" · " + doc.repo + " · " + doc.path));
+      meta.appendChild(document.createTextNode(reveal(" · " + doc.repo + " · " + doc.path)));
       if (doc.kind !== "error") {
         meta.appendChild(document.createTextNode(" · " + doc.kind));
+      }
+      if (doc.retired) {
+        meta.appendChild(document.createTextNode(" · retired: no longer raised"));
       }
       item.appendChild(link);
       item.appendChild(meta);
@@ -436,7 +456,7 @@
         var names = Object.keys(result.values || {});
         why.textContent = result.exact
           ? "Matches the pasted text" + (names.length ? ": " + names.map(function (n) {
-            return n + " = " + result.values[n];
+            return n + " = " + reveal(result.values[n]);
           }).join(", ") : "")
           : "Close match: the message may have changed since this page was written";
         item.appendChild(why);

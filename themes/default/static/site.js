@@ -3,6 +3,14 @@
   "use strict";
 
   var MAX_VALUE_LENGTH = 500;
+  var HIDDEN = /[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u2028\u2029]/g;
+
+  /* Direction overrides and zero-width characters are shown, never obeyed. */
+  function reveal(text) {
+    return text.replace(HIDDEN, function (ch) {
+      return "[U+" + ch.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0") + "]";
+    });
+  }
 
   /* Copy text to the clipboard; falls back to a hidden textarea where the async API is missing. */
   function copyText(text) {
@@ -87,7 +95,7 @@
       if (!params.has(name)) {
         return;
       }
-      var value = params.get(name).slice(0, MAX_VALUE_LENGTH);
+      var value = reveal(params.get(name).slice(0, MAX_VALUE_LENGTH));
       node.setAttribute("title", node.textContent + " (value from the link)");
       node.textContent = value;
       node.classList.add("filled");
