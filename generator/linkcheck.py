@@ -66,23 +66,24 @@ def check_links(files: list[OutputFile]) -> list[Diagnostic]:
     pages = {f.path: scan(f) for f in files if f.path.endswith(".html")}
     diagnostics = []
     for path, scanner in sorted(pages.items()):
+        origin = planned[path].origin
         for line, url in scanner.links:
             parts = urlsplit(url)
             if parts.scheme or url.startswith("//"):
                 continue
             target = resolve(path, scanner.base, url)
-            where = Position(f"site/{path}", line)
+            # Pages made from a record name the record: that is where a link is fixed.
+            if origin.endswith((".yaml", ".yml")):
+                where, on = Position(origin), f" on {path}"
+            else:
+                where, on = Position(f"site/{path}", line), ""
             if target is None or target not in planned:
-                kind = (
-                    "a folder (links must name index.html)"
-                    if f"{target}/index.html" in (planned)
-                    else "no file"
-                )
-                diagnostics.append(error(where, "link", f"broken link {url!r}: {kind}"))
+                folder = f"{target}/index.html" in planned
+                kind = "a folder (links must name index.html)" if folder else "no file"
+                diagnostics.append(error(where, "link", f"broken link {url!r}{on}: {kind}"))
                 continue
             fragment = unquote(parts.fragment)
             if fragment and target in pages and fragment not in pages[target].ids:
-                diagnostics.append(
-                    error(where, "link", f"broken link {url!r}: no anchor #{fragment} in {target}")
-                )
+                message = f"broken link {url!r}{on}: no anchor #{fragment} in {target}"
+                diagnostics.append(error(where, "link", message))
     return diagnostics

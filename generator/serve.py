@@ -20,7 +20,10 @@ NOT_FOUND_PAGE = "404.html"
 
 def safe_path(root: Path, request_path: str) -> Path | None:
     """The file a request path names inside root, or None when it would leave root."""
-    path = unquote(urlsplit(request_path).path, errors="strict")
+    try:
+        path = unquote(urlsplit(request_path).path, errors="strict")
+    except (UnicodeDecodeError, ValueError):
+        return None
     if "\x00" in path or "\\" in path or not path.startswith("/"):
         return None
     parts = [p for p in path.split("/") if p not in ("", ".")]

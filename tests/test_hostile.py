@@ -1,0 +1,286 @@
+"""Hostile and broken content: inert pages or a clear `path:line` error, never a traceback.
+
+Static cases live in tests/hostile/*.yaml, each saying on its first line what
+must happen (`# expect: builds` or `# expect: error: <text>`). Cases that are
+bytes, sizes or file-system shapes are made here. Every build runs in a
+subprocess under a memory limit and a time limit.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import resource
+import subprocess
+import sys
+from collections.abc import Callable
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO_ROOT, parse_html, valid_record
+
+HOSTILE = Path(__file__).resolve().parent / "hostile"
+STATIC_CASES = sorted(p.name for p in HOSTILE.glob("*.yaml"))
+MEMORY_LIMIT = 1536 * 1024 * 1024
+TIME_LIMIT = 60
+VOID = {
+    "area",
+    "base",
+    "br",
+    "col",
+    "embed",
+    "hr",
+    "img",
+    "input",
+    "link",
+    "meta",
+    "source",
+    "track",
+    "wbr",
+}
+OWN_SCRIPT = re.compile(r"(\.\./)*assets/[a-z-]+\.js")
+
+
+def limit_resources() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+
+
+def build(content: Path, out: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "generator",
+            "build",
+            "--content",
+            str(content),
+            "--out",
+            str(out),
+            "--base-url",
+            "https://errors.example.org/",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=TIME_LIMIT,
+        cwd=REPO_ROOT,
+        preexec_fn=limit_resources,
+        check=False,
+    )
+
+
+class Balance(HTMLParser):
+    """Check that every element we open is closed, in order."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stack: list[str] = []
+        self.problems: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag not in VOID:
+            self.stack.append(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if not self.stack or self.stack[-1] != tag:
+            self.problems.append(f"</{tag}> closes {self.stack[-1:] or 'nothing'}")
+        else:
+            self.stack.pop()
+
+
+def assert_inert_and_valid(out: Path) -> None:
+    for page in out.rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        assert text.startswith("<!DOCTYPE html>"), page
+        checker = Balance()
+        checker.feed(text)
+        checker.close()
+        assert checker.problems == [] and checker.stack == [], (
+            page,
+            checker.problems[:3],
+            checker.stack,
+        )
+        soup = parse_html(page)
+        assert soup.find_all(
+            ["iframe", "img", "svg", "object", "embed", "style", "form"]
+        ) == [] or (
+            all(
+                tag.name == "form" and tag.get("role") == "search"
+                for tag in soup.find_all(["form"])
+            )
+            and soup.find_all(["iframe", "img", "svg", "object", "embed", "style"]) == []
+        ), page
+        for script in soup.find_all("script"):
+            assert OWN_SCRIPT.fullmatch(str(script.get("src", ""))), (page, script)
+            assert script.get_text() == ""
+        for tag in soup.find_all(True):
+            for name, value in tag.attrs.items():
+                assert not name.lower().startswith("on"), (page, tag.name, name)
+                if name in ("href", "src", "action", "content"):
+                    lowered = re.sub(r"[\x00-\x20]", "", str(value)).lower()
+                    assert not lowered.startswith(("javascript:", "vbscript:", "data:")), (
+                        page,
+                        value,
+                    )
+        csp = soup.find("meta", attrs={"http-equiv": "Content-Security-Policy"})
+        assert csp is not None and "script-src 'self'" in str(csp["content"]), page
+    index = (out / "assets" / "search-index.js").read_text(encoding="utf-8")
+    assert "</script" not in index.lower() and "<" not in index
+
+
+@pytest.mark.parametrize("case", STATIC_CASES)
+def test_static_hostile_case(case: str, make_content, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    text = (HOSTILE / case).read_text(encoding="utf-8")
+    expect = text.splitlines()[0].removeprefix("# expect: ")
+    content = make_content({"errors/case.yaml": text})
+    out = tmp_path / "site"
+    result = build(content, out)
+    assert "Traceback" not in result.stderr, result.stderr
+    if expect == "builds":
+        assert result.returncode == 0, result.stderr
+        assert_inert_and_valid(out)
+    else:
+        assert result.returncode == 1, result.stderr
+        assert re.search(
+            r"case\.yaml(:\d+:\d+)?: " + re.escape(expect.removeprefix("error: ")), result.stderr
+        ), result.stderr
+        assert not out.exists()
+
+
+def deep_nesting(depth: int) -> bytes:
+    return valid_record().encode() + b"tags: " + b"[" * depth + b"]" * depth + b"\n"
+
+
+def billion_laughs() -> bytes:
+    lines = ['a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    lines += [f"a{i}: &a{i} [" + ",".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 12)]
+    return (valid_record() + "\n".join(lines) + "\ntags: *a11\n").encode()
+
+
+# name -> (files to write as bytes, or a function making the tree; expected stderr pattern or None)
+BYTE_CASES: dict[str, tuple[dict[str, bytes], str | None]] = {
+    "billion-laughs": ({"errors/a.yaml": billion_laughs()}, r"a\.yaml:\d+:\d+: .*YAML aliases"),
+    "python-object-tag": (
+        {
+            "errors/a.yaml": valid_record()
+            .replace("bad widget\n", "!!python/object/apply:os.system [id]\n", 1)
+            .encode()
+        },
+        r"a\.yaml:4:10: message: YAML tag '!!python/object/apply:os.system' is not allowed",
+    ),
+    "duplicate-keys": (
+        {"errors/a.yaml": (valid_record() + "repo: other/repo\n").encode()},
+        r"a\.yaml:17:1: repo: duplicate key 'repo' \(first defined on line 2\)",
+    ),
+    "deep-nesting-100": (
+        {"errors/a.yaml": deep_nesting(100)},
+        r"a\.yaml:\d+:\d+: tags.*: nested deeper than 40",
+    ),
+    "deep-nesting-50000": ({"errors/a.yaml": deep_nesting(50000)}, r"a\.yaml:\d+:\d+: "),
+    "invalid-utf8": (
+        {
+            "errors/a.yaml": valid_record()
+            .encode()
+            .replace(b"bad widget", b"bad \xff\xfe widget", 1)
+        },
+        r"a\.yaml:4:14: file is not valid UTF-8",
+    ),
+    "bom": ({"errors/a.yaml": b"\xef\xbb\xbf" + valid_record().encode()}, None),
+    "crlf": ({"errors/a.yaml": valid_record().replace("\n", "\r\n").encode()}, None),
+    "empty-file": (
+        {"errors/a.yaml": b""},
+        r"a\.yaml:1:1: a record must be a mapping of fields, got an empty file",
+    ),
+    "only-comment": (
+        {"errors/a.yaml": b"# nothing here\n"},
+        r"a\.yaml:1:1: a record must be a mapping",
+    ),
+    "ids-differ-in-case": (
+        {
+            "errors/a.yaml": valid_record().encode(),
+            "errors/b.yaml": valid_record("0123456789ABCDEF", "other").encode(),
+        },
+        r"b\.yaml:1:5: id: '0123456789ABCDEF' is not valid",
+    ),
+    "repos-differ-in-case": (
+        {
+            "errors/a.yaml": valid_record().encode(),
+            "errors/b.yaml": valid_record("fedcba9876543210", "other")
+            .replace("acme/widgets", "Acme/Widgets")
+            .encode(),
+        },
+        r"output path repos/acme/widgets/index.html is also written by|output path repos/Acme/Widgets/index.html is also written by",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BYTE_CASES))
+def test_byte_hostile_case(case: str, tmp_path: Path) -> None:
+    files, expected = BYTE_CASES[case]
+    content = tmp_path / "content"
+    for name, data in files.items():
+        (content / name).parent.mkdir(parents=True, exist_ok=True)
+        (content / name).write_bytes(data)
+    out = tmp_path / "site"
+    result = build(content, out)
+    assert "Traceback" not in result.stderr, result.stderr[-2000:]
+    if expected is None:
+        assert result.returncode == 0, result.stderr
+        assert_inert_and_valid(out)
+    else:
+        assert result.returncode == 1, result.stderr[-2000:]
+        assert re.search(expected, result.stderr), result.stderr[-2000:]
+
+
+def fifty_megabytes(content: Path) -> str:
+    (content / "errors" / "big.yaml").write_bytes(
+        valid_record().encode() + b"#" * (50 * 1024 * 1024) + b"\n"
+    )
+    return r"big\.yaml: file is \d+ bytes; the limit is 2097152 bytes"
+
+
+def folder_named_yaml(content: Path) -> str:
+    (content / "errors" / "x.yaml").mkdir()
+    return r"x\.yaml: a folder is named like a record file"
+
+
+def symlink_out_of_content(content: Path) -> str:
+    outside = content.parent / "outside.yaml"
+    outside.write_text(valid_record())
+    os.symlink(outside, content / "errors" / "link.yaml")
+    return r"link\.yaml: symbolic link points outside the content folder; refusing to read it"
+
+
+def snippet_symlink_out(content: Path) -> str:
+    secret = content.parent / "secret.py"
+    secret.write_text("---\npath: a.py\ncommit: abcdef1\nstart_line: 1\n---\nTOP SECRET\n")
+    (content / "snippets").mkdir()
+    os.symlink(secret, content / "snippets" / "s.py")
+    record = (
+        valid_record().split("  commit:")[0]
+        + "  commit: abcdef1\n  snippet_file: s.py\nsolutions: [x]\n"
+    )
+    (content / "errors" / "a.yaml").write_text(record)
+    return r"s\.py: symbolic link points outside the content folder"
+
+
+TREE_CASES: dict[str, Callable[[Path], str]] = {
+    "fifty-megabytes": fifty_megabytes,
+    "folder-named-yaml": folder_named_yaml,
+    "symlink-out-of-content": symlink_out_of_content,
+    "snippet-symlink-out": snippet_symlink_out,
+}
+
+
+@pytest.mark.parametrize("case", sorted(TREE_CASES))
+def test_tree_hostile_case(case: str, tmp_path: Path) -> None:
+    content = tmp_path / "content"
+    (content / "errors").mkdir(parents=True)
+    expected = TREE_CASES[case](content)
+    out = tmp_path / "site"
+    result = build(content, out)
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    assert re.search(expected, result.stderr), result.stderr
+    assert "TOP SECRET" not in result.stderr + result.stdout
