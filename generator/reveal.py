@@ -55,7 +55,7 @@ def reveal_html(html: str) -> str:
         if _is_emoji_joiner(html, match.start()):
             return char
         code = f"U+{ord(char):04X}"
-        return f'<span class="hidden-char" title="{_name(char)}">{code}</span>'
+        return f'<span class="hidden-char" title="{_name(char)}">[{code}]</span>'
 
     return HIDDEN_RE.sub(marker, html)
 

@@ -85,3 +85,15 @@ def test_placeholders_marked_and_named() -> None:
 )
 def test_snippet_names_stay_inside_snippets(name: str, expected: str | None) -> None:
     assert normalise_snippet_name(name) == expected
+
+
+def test_hidden_characters_are_revealed_but_emoji_sequences_kept() -> None:
+    from generator.highlight import highlight_lines
+    from generator.reveal import reveal_text
+
+    assert reveal_text("a\u202eb\u200bc") == "a[U+202E]b[U+200B]c"
+    family = "👨\u200d👩\u200d👧"
+    assert reveal_text(family) == family
+    line = highlight_lines('x = "\u2066admin\u2069"', "python")[0]
+    assert '<span class="hidden-char" title="U+2066 LEFT-TO-RIGHT ISOLATE">[U+2066]</span>' in line
+    assert "\u2066" not in line

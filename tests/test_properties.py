@@ -1,0 +1,137 @@
+"""Property-based tests: any input gives a page or a clean error, never a crash or live markup."""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from pathlib import Path
+
+import yaml
+from bs4 import BeautifulSoup
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from generator.build import build
+from generator.messages import message_parts
+from generator.model import ErrorLinks, Record, SiteConfig, Snippet, Source
+from generator.render import make_environment, render_error_page
+from generator.reveal import reveal_text
+from generator.schema import RECORD_KEYS
+from tests.conftest import REPO_ROOT, valid_record
+
+THEME = REPO_ROOT / "themes" / "default"
+ENV = make_environment(THEME)
+PROPERTY_SETTINGS = settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+
+FRAGMENTS = [
+    *"<>&\"'`{}[]()!#*_\\/:=;\n\t ",
+    "javascript:",
+    "</script>",
+    "{x!r}",
+    "{{",
+    "\u202e",
+    "\u200b",
+    "\x00",
+]
+nasty_text = st.lists(
+    st.one_of(st.sampled_from(FRAGMENTS), st.characters(codec="utf-8", exclude_categories=("Cs",))),
+    max_size=60,
+).map("".join)
+scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), nasty_text)
+values = st.recursive(
+    scalars,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(nasty_text, inner, max_size=4),
+    max_leaves=20,
+)
+records = st.dictionaries(st.sampled_from([*RECORD_KEYS, "colour", "sourc"]), values, max_size=12)
+
+
+def check_content(files: dict[str, bytes]) -> None:
+    with tempfile.TemporaryDirectory() as temp:
+        content = Path(temp) / "content"
+        for name, data in files.items():
+            (content / name).parent.mkdir(parents=True, exist_ok=True)
+            (content / name).write_bytes(data)
+        (content / "errors").mkdir(parents=True, exist_ok=True)
+        report = build(content, None)
+        for diagnostic in report.diagnostics:
+            assert diagnostic.position.path, diagnostic
+            assert diagnostic.message, diagnostic
+
+
+@PROPERTY_SETTINGS
+@given(st.binary(max_size=400))
+def test_any_bytes_as_a_record_give_a_result(data: bytes) -> None:
+    check_content({"errors/a.yaml": data})
+
+
+@PROPERTY_SETTINGS
+@given(records)
+def test_any_yaml_mapping_as_a_record_gives_a_result(record: dict[str, object]) -> None:
+    check_content(
+        {
+            "errors/a.yaml": yaml.safe_dump(record, allow_unicode=True).encode(
+                "utf-8", "surrogatepass"
+            )
+        }
+    )
+
+
+@PROPERTY_SETTINGS
+@given(st.text(max_size=300), st.sampled_from(["id", "message", "meaning", "repo", "source"]))
+def test_one_field_replaced_by_any_text_gives_a_result(text: str, field: str) -> None:
+    lines = [line for line in valid_record().splitlines() if not line.startswith(field + ":")]
+    record = (
+        "\n".join(lines) + f"\n{field}: " + yaml.safe_dump(text, allow_unicode=True, width=1000)
+    )
+    check_content({"errors/a.yaml": record.encode("utf-8", "surrogatepass")})
+
+
+def record_with(message: str, title: str, meaning: str, tag: str, path: str) -> Record:
+    snippet = Snippet("def f():\n    raise ValueError(x)\n" + message[:50], 1, "python")
+    return Record(
+        id="0123456789abcdef",
+        repo="acme/widgets",
+        kind="error",
+        exception="ValueError",
+        message=message,
+        title=title or message,
+        meaning=meaning or "m",
+        source=Source(path or "a.py", 2, "abcdef1", snippet),
+        solutions=(meaning or "s", message or "s"),
+        file="a.yaml",
+        tags=(tag,) if tag else (),
+    )
+
+
+@PROPERTY_SETTINGS
+@given(nasty_text, nasty_text, nasty_text, nasty_text, nasty_text)
+def test_rendered_pages_are_inert_and_show_the_text(
+    message: str, title: str, meaning: str, tag: str, path: str
+) -> None:
+    message = message.replace("\x00", "") or "m"
+    record = record_with(
+        message,
+        title.replace("\x00", ""),
+        meaning.replace("\x00", ""),
+        tag.replace("\x00", ""),
+        path.replace("\x00", ""),
+    )
+    html = render_error_page(ENV, record, ErrorLinks((), ()), SiteConfig(base_url="https://x.org/"))
+    soup = BeautifulSoup(html, "html.parser")
+    scripts = [s.get("src") for s in soup.find_all("script")]
+    assert scripts == ["../../assets/site.js"]
+    for tag_node in soup.find_all(True):
+        for name, value in tag_node.attrs.items():
+            assert not name.lower().startswith("on"), name
+            if name in ("href", "src"):
+                lowered = re.sub(r"[\x00-\x20]", "", str(value)).lower()
+                assert not lowered.startswith(("javascript:", "vbscript:", "data:")), value
+    assert soup.find_all(["iframe", "img", "svg", "object", "embed", "style"]) == []
+    shown = soup.select_one(".message-text")
+    assert shown is not None
+    expected = "".join(reveal_text(part.text) for part in message_parts(message))
+    assert shown.get_text() == expected
+    assert all(c not in shown.get_text() for c in "\u202e\u200b")
