@@ -1,8 +1,10 @@
-"""The build, as a list of stages: load → validate → link → render → write.
+"""The build, as a list of stages: load → validate → link → plan → render → write.
 
-Nothing is written until every record has been validated and linked and every
-output rendered and planned; a build with errors leaves the previous output
-exactly as it was.
+Nothing replaces the output until every record has been validated and linked
+and every output rendered, checked and staged; a build with errors leaves the
+previous output exactly as it was. With a cache, unchanged inputs are not
+read again and unchanged outputs are carried over (hard links) instead of
+rendered again; a no-op build stops after looking at file stats.
 """
 
 from __future__ import annotations
@@ -16,6 +18,17 @@ from pathlib import Path
 
 from jinja2 import TemplateError, TemplateSyntaxError
 
+from generator import urls
+from generator.cache import (
+    BuildCache,
+    RecordEntry,
+    UnitEntry,
+    cache_file,
+    code_version,
+    folder_identity,
+    load_cache,
+    tree_fingerprint,
+)
 from generator.config import normalise_base_url, read_config
 from generator.diagnostics import (
     Diagnostic,
@@ -25,22 +38,42 @@ from generator.diagnostics import (
     sorted_diagnostics,
     with_source_lines,
 )
-from generator.linkcheck import check_links
+from generator.linkcheck import check_cross_links, check_page
 from generator.links import link_records
-from generator.loader import display_path, load_content
-from generator.model import Site, SiteConfig
+from generator.loader import LoadedContent, display_path, load_content
+from generator.model import Record, Site, SiteConfig
 from generator.outputs import OutputFile
 from generator.outputs.api import api_files
 from generator.outputs.assets import asset_files
-from generator.outputs.hosting import hosting_files, source_date
+from generator.outputs.hosting import hosting_files, redirect_files, source_date
 from generator.outputs.pages import page_files
+from generator.outputs.records import RenderTask, kept_units, render_units
 from generator.outputs.search import search_files
-from generator.outputs.write import check_collisions, check_output_folder, write_site
+from generator.outputs.write import Staging, check_collisions, check_output_folder
 from generator.published import Manifest, check_published, update_manifest
-from generator.render import make_environment
+from generator.render import make_environment, render_error_page
 from generator.schema import validate_records
+from generator.yamldoc import parse_yaml
 
 BUILTIN_THEMES = Path(__file__).resolve().parent.parent / "themes"
+DEFAULT_CACHE_DIR = Path(".errpages-cache")
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    """How to build; everything here is part of the cache key."""
+
+    base_url: str | None = None
+    strict: bool = False
+    include_drafts: bool = False
+    jobs: int = 0  # 0: one process per core
+    cache_dir: Path | None = DEFAULT_CACHE_DIR  # None: no cache (a clean build)
+    shard: tuple[int, int] = (1, 1)  # K of N
+
+    def key(self) -> str:
+        return repr(
+            (self.base_url, self.include_drafts, self.shard, os.environ.get("SOURCE_DATE_EPOCH"))
+        )
 
 
 @dataclass
@@ -49,9 +82,13 @@ class BuildReport:
 
     diagnostics: list[Diagnostic] = field(default_factory=list)
     site: Site | None = None
-    files: list[OutputFile] = field(default_factory=list)
+    files: list[OutputFile] = field(default_factory=list)  # site-wide files (check only)
     timings: dict[str, float] = field(default_factory=dict)
     written: bool = False
+    unchanged: bool = False  # a no-op build: nothing read, nothing written
+    pages_rendered: int = 0
+    pages_kept: int = 0
+    files_total: int = 0
     manifest: Manifest | None = None
     manifest_updated: bool = False
 
@@ -63,7 +100,7 @@ class BuildReport:
 def timed(report: BuildReport, stage: str) -> Iterator[None]:
     start = time.perf_counter()
     yield
-    report.timings[stage] = time.perf_counter() - start
+    report.timings[stage] = report.timings.get(stage, 0.0) + time.perf_counter() - start
 
 
 def find_theme(config: SiteConfig, content_root: Path) -> tuple[Path | None, list[Diagnostic]]:
@@ -84,25 +121,42 @@ def find_theme(config: SiteConfig, content_root: Path) -> tuple[Path | None, lis
     ]
 
 
+def read_settings(
+    loaded: LoadedContent, options: BuildOptions, report: BuildReport
+) -> tuple[SiteConfig, Path | None]:
+    config, problems = read_config(loaded.config)
+    report.diagnostics += problems
+    if options.base_url is not None:
+        config = replace(config, base_url=normalise_base_url(options.base_url))
+    config = replace(
+        config,
+        build_date=source_date(os.environ.get("SOURCE_DATE_EPOCH")),
+        include_drafts=options.include_drafts,
+    )
+    theme_dir, problems = find_theme(config, loaded.root)
+    report.diagnostics += problems
+    return config, theme_dir
+
+
 def load_site(
-    content_root: Path, base_url: str | None, report: BuildReport, include_drafts: bool = False
+    content_root: Path,
+    base_url: str | None,
+    report: BuildReport,
+    include_drafts: bool = False,
+    cache: BuildCache | None = None,
 ) -> tuple[Site | None, Path | None]:
     """Run load → validate → link; return the site and its theme when there are no errors."""
+    options = BuildOptions(base_url=base_url, include_drafts=include_drafts)
     with timed(report, "load"):
-        loaded, problems = load_content(content_root)
+        loaded, problems = load_content(content_root, cache.reuse if cache else None)
         report.diagnostics += problems
     with timed(report, "validate"):
-        config, problems = read_config(loaded.config)
-        report.diagnostics += problems
-        if base_url is not None:
-            config = replace(config, base_url=normalise_base_url(base_url))
-        config = replace(
-            config,
-            build_date=source_date(os.environ.get("SOURCE_DATE_EPOCH")),
-            include_drafts=include_drafts,
-        )
-        records, problems = validate_records(loaded.records, loaded.snippets)
-        report.diagnostics += problems
+        config, theme_dir = read_settings(loaded, options, report)
+        fresh, problems = validate_records(loaded.records, loaded.snippets)
+        report.diagnostics += problems + loaded.snippets.diagnostics
+        records = [*loaded.reused, *fresh]
+        if cache is not None:
+            remember_records(cache, loaded, fresh)
     with timed(report, "link"):
         ordered, links, problems = link_records(records, include_drafts)
         report.diagnostics += problems
@@ -114,14 +168,26 @@ def load_site(
                 {r.id for r in ordered} | {a for r in ordered for a in r.aliases},
                 {r.id for r in records if r.draft},
             )
-    theme_dir, problems = find_theme(config, content_root)
-    report.diagnostics += problems
     report.diagnostics = with_source_lines(sorted_diagnostics(report.diagnostics), loaded.texts)
     if report.failed() or theme_dir is None:
         return None, None
     site = Site(config, tuple(ordered), links, loaded.drift)
     report.site = site
     return site, theme_dir
+
+
+def remember_records(cache: BuildCache, loaded: LoadedContent, fresh: list[Record]) -> None:
+    """Keep the newly validated records, with the stats of the files they came from."""
+    kept = {record.file for record in loaded.reused}
+    cache.records = {k: v for k, v in cache.records.items() if k in kept}
+    for record in fresh:
+        name = record.source.snippet.file
+        cache.records[record.file] = RecordEntry(
+            stat=loaded.record_stats[record.file],
+            snippet_name=name,
+            snippet_stat=loaded.snippets.stat(name) if name else None,
+            record=record,
+        )
 
 
 def template_diagnostic(exc: TemplateError, theme_dir: Path) -> Diagnostic:
@@ -132,20 +198,126 @@ def template_diagnostic(exc: TemplateError, theme_dir: Path) -> Diagnostic:
     return error(where, "template", f"{type(exc).__name__}: {exc.message or exc}")
 
 
-def render_site(site: Site, theme_dir: Path, report: BuildReport) -> list[OutputFile]:
-    """Render every output in memory and check the planned paths."""
+def in_shard(error_id: str, shard: tuple[int, int]) -> bool:
+    """Records go to shards by their id (already a hash): a disjoint, stable split."""
+    k, n = shard
+    return int(error_id, 16) % n == k - 1
+
+
+@dataclass
+class Plan:
+    """Every output path of the whole site, and what this build renders of it."""
+
+    paths: frozenset[str]
+    records: list[Record]  # this shard's records
+    site_files: list[OutputFile]  # site-wide files whose content does not depend on records' units
+    global_shard: bool
+
+
+def plan_outputs(
+    site: Site, theme_dir: Path, options: BuildOptions, report: BuildReport
+) -> Plan | None:
+    """Render the site-wide pages and list every path the whole site will have."""
+    env = make_environment(theme_dir)
     try:
-        env = make_environment(theme_dir)
-        files = page_files(site, env) + api_files(site) + asset_files(theme_dir)
-        files += search_files(site)
-        hosting, problems = hosting_files(site, env)
-        files += hosting
-        report.diagnostics += problems
+        site_files = page_files(site, env) + api_files(site) + asset_files(theme_dir)
+        site_files += redirect_files(site, env)
     except TemplateError as exc:
         report.diagnostics.append(template_diagnostic(exc, theme_dir))
-        return []
-    report.diagnostics += check_collisions(files)
-    return files
+        return None
+    per_record = [
+        OutputFile(path, b"", record.file)
+        for record in site.records
+        for path in (urls.error_page(record.id), urls.error_json(record.id))
+    ]
+    late = [urls.SEARCH_INDEX_JS, urls.ERRORS_NDJSON, urls.NOT_FOUND_PAGE, ".nojekyll"]
+    if site.config.base_url:
+        late += [urls.SITEMAP_XML, urls.ROBOTS_TXT, urls.FEED_XML]
+    everything = site_files + per_record + [OutputFile(p, b"", "site") for p in late]
+    report.diagnostics += check_collisions(everything)
+    global_shard = options.shard[0] == 1
+    redirect_paths = {
+        path
+        for record in site.records
+        for alias in record.aliases
+        for path in (urls.error_page(alias), urls.error_json(alias))
+    }
+    aliases_here = {
+        path
+        for record in site.records
+        for alias in record.aliases
+        if in_shard(alias, options.shard)
+        for path in (urls.error_page(alias), urls.error_json(alias))
+    }
+    shard_files = [
+        f
+        for f in site_files
+        if (f.path in aliases_here) or (global_shard and f.path not in redirect_paths)
+    ]
+    return Plan(
+        paths=frozenset(f.path for f in everything),
+        records=[r for r in site.records if in_shard(r.id, options.shard)],
+        site_files=shard_files,
+        global_shard=global_shard,
+    )
+
+
+def render_records(
+    site: Site,
+    theme_dir: Path,
+    plan: Plan,
+    staging: Staging,
+    cache: BuildCache,
+    options: BuildOptions,
+    report: BuildReport,
+    shared_key: str,
+) -> dict[str, UnitEntry]:
+    """Carry over unchanged record outputs, render the rest (in parallel), check their links."""
+    task = RenderTask(site, theme_dir, staging, plan.paths, shared_key)
+    to_render, units = kept_units(task, plan.records, cache.units)
+    report.pages_kept = len(units)
+    jobs = options.jobs or os.cpu_count() or 1
+    try:
+        for result in render_units(task, to_render, jobs):
+            units[result.record_id] = result.entry
+            report.diagnostics += result.diagnostics
+    except TemplateError as exc:
+        report.diagnostics.append(template_diagnostic(exc, theme_dir))
+    report.pages_rendered = len(to_render)
+    return units
+
+
+def stage_site_files(
+    site: Site,
+    theme_dir: Path,
+    plan: Plan,
+    staging: Staging,
+    units: dict[str, UnitEntry],
+    report: BuildReport,
+) -> dict[str, str]:
+    """Stage the site-wide files, the search index and the hosting files; check page links."""
+    written: dict[str, str] = {}
+    files = list(plan.site_files)
+    if plan.global_shard:
+        words = {record_id: unit.meaning_words for record_id, unit in units.items()}
+        lines = {record_id: unit.ndjson_line for record_id, unit in units.items()}
+        files += search_files(site, words)
+        try:
+            hosting, problems = hosting_files(site, make_environment(theme_dir), lines)
+        except TemplateError as exc:
+            report.diagnostics.append(template_diagnostic(exc, theme_dir))
+            return written
+        files += hosting
+        report.diagnostics += problems
+    for file in files:
+        if file.path.endswith(".html"):
+            text = file.content.decode()
+            problems, cross = check_page(file.path, text, file.origin, plan.paths)
+            report.diagnostics += problems
+            for link in cross:
+                report.diagnostics += check_cross_links([(link, file.origin)], staging.read)
+        written[file.path] = staging.put(file.path, file.content)
+    return written
 
 
 def build(
@@ -154,8 +326,12 @@ def build(
     base_url: str | None = None,
     strict: bool = False,
     include_drafts: bool = False,
+    jobs: int = 0,
+    cache_dir: Path | None = DEFAULT_CACHE_DIR,
+    shard: tuple[int, int] = (1, 1),
 ) -> BuildReport:
     """Build the site from content_root into out_dir (None: check only, write nothing)."""
+    options = BuildOptions(base_url, strict, include_drafts, jobs, cache_dir, shard)
     report = BuildReport()
     if out_dir is not None:
         report.diagnostics += check_output_folder(out_dir)
@@ -164,19 +340,100 @@ def build(
             error(Position(str(content_root)), "--content", "content folder not found")
         )
         return report
-    site, theme_dir = load_site(content_root, base_url, report, include_drafts)
+    if report.failed():
+        return report
+    code = code_version()
+    cache_path = cache_file(cache_dir, out_dir, options.key()) if cache_dir and out_dir else None
+    cache = load_cache(cache_path, code)
+    inputs = tree_fingerprint([content_root, *theme_folders(content_root)], options.key())
+    if (
+        out_dir is not None
+        and cache.inputs == inputs
+        and cache.site_identity == folder_identity(out_dir)
+    ):
+        report.unchanged = True
+        return report
+    site, theme_dir = load_site(content_root, base_url, report, include_drafts, cache)
     if site is None or theme_dir is None:
         return report
+    if out_dir is None:
+        return check_only(site, theme_dir, options, report)
     with timed(report, "render"):
-        report.files = render_site(site, theme_dir, report)
-    with timed(report, "linkcheck"):
-        report.diagnostics += check_links(report.files)
-    if report.failed(strict) or out_dir is None:
+        plan = plan_outputs(site, theme_dir, options, report)
+    if plan is None or report.failed(strict):
         return report
-    with timed(report, "write"):
-        write_site(report.files, out_dir)
-        report.written = True
-        if report.manifest is not None:
-            published = {r.id for r in site.records} | {a for r in site.records for a in r.aliases}
-            report.manifest_updated = update_manifest(report.manifest, published)
+    staging = Staging(out_dir, cache.outputs)
+    try:
+        shared_key = f"{code}\n{site.config!r}\n{theme_folders_fingerprint(theme_dir)}"
+        with timed(report, "render"):
+            units = render_records(
+                site, theme_dir, plan, staging, cache, options, report, shared_key
+            )
+            written = stage_site_files(site, theme_dir, plan, staging, units, report)
+        with timed(report, "linkcheck"):
+            cross = [
+                (link, record.file)
+                for record in plan.records
+                for link in units[record.id].cross_links
+            ]
+            report.diagnostics += check_cross_links(cross, staging.read)
+        if report.failed(strict):
+            staging.discard()
+            return report
+        with timed(report, "write"):
+            staging.commit()
+    except BaseException:
+        staging.discard()
+        raise
+    report.written = True
+    for unit in units.values():
+        written.update(unit.files)
+    report.files_total = len(written) + 1
+    if cache_path is not None:
+        cache.units = units
+        cache.outputs = written
+        cache.inputs = inputs
+        cache.site_identity = folder_identity(out_dir)
+        cache.save()
+    if report.manifest is not None and plan.global_shard:
+        published = {r.id for r in site.records} | {a for r in site.records for a in r.aliases}
+        report.manifest_updated = update_manifest(report.manifest, published)
     return report
+
+
+def check_only(
+    site: Site, theme_dir: Path, options: BuildOptions, report: BuildReport
+) -> BuildReport:
+    """Render every page in memory and check it, writing nothing (`errpages check`)."""
+    with timed(report, "render"):
+        plan = plan_outputs(site, theme_dir, BuildOptions(shard=(1, 1)), report)
+        if plan is None:
+            return report
+        env = make_environment(theme_dir)
+        for record in site.records:
+            html = render_error_page(
+                env, record, site.links[record.id], site.config, site.drift_note(record)
+            )
+            problems, _ = check_page(urls.error_page(record.id), html, record.file, plan.paths)
+            report.diagnostics += problems
+        for file in plan.site_files:
+            if file.path.endswith(".html"):
+                problems, _ = check_page(file.path, file.content.decode(), file.origin, plan.paths)
+                report.diagnostics += problems
+        report.files = plan.site_files
+    return report
+
+
+def theme_folders(content_root: Path) -> list[Path]:
+    """Folders whose files can change the output besides content/: the theme in use."""
+    loaded_config = content_root / "site.yaml"
+    config = SiteConfig()
+    if loaded_config.is_file():
+        document, _ = parse_yaml(loaded_config.read_text(encoding="utf-8-sig"), str(loaded_config))
+        config, _ = read_config(document)
+    theme_dir, _ = find_theme(config, content_root)
+    return [theme_dir] if theme_dir is not None else []
+
+
+def theme_folders_fingerprint(theme_dir: Path) -> str:
+    return tree_fingerprint([theme_dir], "theme")

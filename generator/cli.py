@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
+import time
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -12,7 +14,7 @@ from urllib.parse import urlencode
 import click
 
 from generator import __version__, urls
-from generator.build import BuildReport, build, load_site
+from generator.build import DEFAULT_CACHE_DIR, BuildReport, build, load_site
 from generator.diagnostics import Level
 from generator.drift import drift_table, run_drift, save_drift
 from generator.git import GitError
@@ -56,6 +58,16 @@ def cli() -> None:
     """errpages: build a static site with a page behind every error message."""
 
 
+def parse_shard(_ctx: click.Context, _param: click.Parameter, value: str | None) -> tuple[int, int]:
+    """`K/N` with 1 <= K <= N."""
+    if value is None:
+        return (1, 1)
+    match = re.fullmatch(r"(\d+)/(\d+)", value)
+    if not match or not 1 <= int(match.group(1)) <= int(match.group(2)):
+        raise click.BadParameter(f"{value!r} is not K/N with 1 <= K <= N (e.g. 2/4)")
+    return int(match.group(1)), int(match.group(2))
+
+
 @cli.command("build")
 @CONTENT_OPTION
 @click.option(
@@ -68,6 +80,27 @@ def cli() -> None:
 @click.option("--base-url", help="The site's public URL (overrides base_url in site.yaml).")
 @STRICT_OPTION
 @DRAFTS_OPTION
+@click.option(
+    "--jobs",
+    "-j",
+    default=0,
+    type=click.IntRange(0, 256),
+    help="Worker processes (default: one per core).",
+)
+@click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=DEFAULT_CACHE_DIR,
+    show_default=True,
+    help="Where the build cache lives.",
+)
+@click.option("--no-cache", is_flag=True, help="Build from scratch, ignoring the cache.")
+@click.option(
+    "--shard",
+    callback=parse_shard,
+    metavar="K/N",
+    help="Render only part K of N of the error pages (shard 1 adds the site-wide files).",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print only problems.")
 @click.option("--verbose", "-v", is_flag=True, help="Print the time each stage took.")
 def build_command(
@@ -76,25 +109,45 @@ def build_command(
     base_url: str | None,
     strict: bool,
     drafts: bool,
+    jobs: int,
+    cache_dir: Path,
+    no_cache: bool,
+    shard: tuple[int, int],
     quiet: bool,
     verbose: bool,
 ) -> None:
     """Build the site from the content folder."""
-    report = build(content, out, base_url=base_url, strict=strict, include_drafts=drafts)
+    started = time.perf_counter()
+    report = build(
+        content,
+        out,
+        base_url=base_url,
+        strict=strict,
+        include_drafts=drafts,
+        jobs=jobs,
+        cache_dir=None if no_cache else cache_dir,
+        shard=shard,
+    )
     print_diagnostics(report)
     if verbose:
         for stage, seconds in report.timings.items():
             click.echo(f"  {stage:<9} {seconds * 1000:8.1f} ms", err=True)
+    elapsed = time.perf_counter() - started
+    if report.unchanged:
+        if not quiet:
+            click.echo(f"Nothing changed; {display_path(out)} is up to date ({elapsed:.2f}s).")
+        return
     if report.failed(strict) or not report.written:
         click.echo(f"Build failed; {display_path(out)} was left as it was.", err=True)
         sys.exit(1)
     if not quiet:
-        pages = sum(1 for f in report.files if f.path.endswith(".html"))
-        total = sum(report.timings.values())
+        warnings = sum(1 for d in report.diagnostics if d.level is Level.WARNING)
         errors = len(report.site.records) if report.site else 0
+        part = f" (shard {shard[0]}/{shard[1]})" if shard != (1, 1) else ""
         click.echo(
-            f"Built {errors} errors: {pages} pages, {len(report.files)} files "
-            f"into {display_path(out)} in {total:.2f}s"
+            f"Built {errors} errors{part} into {display_path(out)}: {report.pages_rendered} "
+            f"rendered, {report.pages_kept} unchanged, {report.files_total} files, "
+            f"{warnings} warnings, {elapsed:.2f}s"
         )
         if report.manifest_updated and report.manifest is not None:
             click.echo(f"Recorded the published ids in {display_path(report.manifest.path)}.")

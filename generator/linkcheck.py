@@ -1,89 +1,102 @@
-"""Check every internal href and src of the planned site, anchors included.
+"""Check every internal href, src and form action of the site, anchors included.
 
-Runs on the rendered files in memory, before anything is written, so a broken
-link fails the build and leaves the previous site in place. External links
+Runs on each page as it is rendered, before anything is swapped in, so a
+broken link fails the build and leaves the previous site in place. Links to
+another page's anchor are checked once every page exists. External links
 (with a scheme, or starting with //) are not fetched.
 """
 
 from __future__ import annotations
 
+import html
 import posixpath
-from html.parser import HTMLParser
+import re
+from collections.abc import Callable, Collection
 from urllib.parse import unquote, urlsplit
 
 from generator.diagnostics import Diagnostic, Position, error
-from generator.outputs import OutputFile
 
-LINK_ATTRIBUTES = {"href", "src", "action"}
+# Our templates write every attribute in double quotes, with its value escaped.
+LINK_RE = re.compile(r'<(\w+)[^>]*?\s(?:href|src|action)="([^"]*)"')
+ID_RE = re.compile(r'\sid="([^"]*)"')
+BASE_RE = re.compile(r'<base\s[^>]*href="([^"]*)"')
 
-
-class _PageScanner(HTMLParser):
-    """Collect a page's ids, its <base href> and the URLs it links to."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.ids: set[str] = set()
-        self.links: list[tuple[int, str]] = []
-        self.base = ""
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        for name, value in attrs:
-            if value is None:
-                continue
-            if name == "id":
-                self.ids.add(value)
-            elif tag == "base" and name == "href":
-                self.base = value
-            elif name in LINK_ATTRIBUTES and tag != "base":
-                self.links.append((self.getpos()[0], value))
+CrossLink = tuple[str, str, str, str]  # (page, target page, fragment, url as written)
 
 
-def scan(file: OutputFile) -> _PageScanner:
-    scanner = _PageScanner()
-    scanner.feed(file.content.decode("utf-8", errors="replace"))
-    scanner.close()
-    return scanner
+def page_ids(text: str) -> set[str]:
+    return {html.unescape(value) for value in ID_RE.findall(text)}
 
 
-def resolve(page: str, base: str, url: str) -> str | None:
-    """The site path a relative URL points at from a page (None if it leaves the site)."""
-    path = unquote(urlsplit(url).path)
+def resolve(page: str, base: str, path: str) -> str | None:
+    """The site path a relative URL path points at from a page (None if it leaves the site)."""
     if not path:
         return page
-    # A root-relative <base> (the 404 page) stands for the site's root folder.
-    start = "" if base.startswith("/") else posixpath.dirname(page)
     if path.startswith("/"):
         return None
+    # A root-relative <base> (the 404 page) stands for the site's root folder.
+    start = "" if base.startswith("/") else posixpath.dirname(page)
     joined = posixpath.normpath(posixpath.join(start, path))
     if joined.startswith("../") or joined == "..":
         return None
     return joined
 
 
-def check_links(files: list[OutputFile]) -> list[Diagnostic]:
-    """Report every internal link that names no planned file or no anchor on its target."""
-    planned = {f.path: f for f in files}
-    pages = {f.path: scan(f) for f in files if f.path.endswith(".html")}
-    diagnostics = []
-    for path, scanner in sorted(pages.items()):
-        origin = planned[path].origin
-        for line, url in scanner.links:
-            parts = urlsplit(url)
-            if parts.scheme or url.startswith("//"):
-                continue
-            target = resolve(path, scanner.base, url)
-            # Pages made from a record name the record: that is where a link is fixed.
-            if origin.endswith((".yaml", ".yml")):
-                where, on = Position(origin), f" on {path}"
-            else:
-                where, on = Position(f"site/{path}", line), ""
-            if target is None or target not in planned:
-                folder = f"{target}/index.html" in planned
-                kind = "a folder (links must name index.html)" if folder else "no file"
-                diagnostics.append(error(where, "link", f"broken link {url!r}{on}: {kind}"))
-                continue
-            fragment = unquote(parts.fragment)
-            if fragment and target in pages and fragment not in pages[target].ids:
+def where(page: str, origin: str, text: str, offset: int) -> tuple[Position, str]:
+    """Pages made from a record name the record: that is where a link is fixed."""
+    if origin.endswith((".yaml", ".yml")):
+        return Position(origin), f" on {page}"
+    return Position(f"site/{page}", text.count("\n", 0, offset) + 1), ""
+
+
+def check_page(
+    page: str, text: str, origin: str, planned: Collection[str]
+) -> tuple[list[Diagnostic], list[CrossLink]]:
+    """Check one page's links against the planned files and its own anchors."""
+    diagnostics: list[Diagnostic] = []
+    cross: list[CrossLink] = []
+    base_match = BASE_RE.search(text)
+    base = base_match.group(1) if base_match else ""
+    own_ids: set[str] | None = None
+    for match in LINK_RE.finditer(text):
+        if match.group(1) == "base":
+            continue
+        url = html.unescape(match.group(2))
+        parts = urlsplit(url)
+        if parts.scheme or url.startswith("//"):
+            continue
+        target = resolve(page, base, unquote(parts.path))
+        fragment = unquote(parts.fragment)
+        if target is None or target not in planned:
+            position, on = where(page, origin, text, match.start())
+            folder = target is not None and f"{target}/index.html" in planned
+            kind = "a folder (links must name index.html)" if folder else "no file"
+            diagnostics.append(error(position, "link", f"broken link {url!r}{on}: {kind}"))
+        elif fragment and target == page:
+            own_ids = page_ids(text) if own_ids is None else own_ids
+            if fragment not in own_ids:
+                position, on = where(page, origin, text, match.start())
                 message = f"broken link {url!r}{on}: no anchor #{fragment} in {target}"
-                diagnostics.append(error(where, "link", message))
+                diagnostics.append(error(position, "link", message))
+        elif fragment and target.endswith(".html"):
+            cross.append((page, target, fragment, url))
+    return diagnostics, cross
+
+
+def check_cross_links(
+    links: list[tuple[CrossLink, str]], read: Callable[[str], str | None]
+) -> list[Diagnostic]:
+    """Check links to another page's anchor, reading each target page once."""
+    ids: dict[str, set[str] | None] = {}
+    diagnostics = []
+    for (page, target, fragment, url), origin in links:
+        if target not in ids:
+            text = read(target)
+            ids[target] = page_ids(text) if text is not None else None
+        found = ids[target]
+        if found is not None and fragment not in found:
+            on = f" on {page}" if origin.endswith((".yaml", ".yml")) else ""
+            shown = Position(origin) if on else Position(f"site/{page}")
+            message = f"broken link {url!r}{on}: no anchor #{fragment} in {target}"
+            diagnostics.append(error(shown, "link", message))
     return diagnostics

@@ -153,12 +153,13 @@ def link_records(
         diagnostics += problems
         for target in related[record.id]:
             backlinks[target].add(record.id)
-    links = {}
-    for record_id in by_id:
-        incoming = sorted(backlinks[record_id])
-        links[record_id] = ErrorLinks(
-            related=tuple(link_ref(by_id[i]) for i in related[record_id]),
-            backlinks=tuple(link_ref(by_id[i]) for i in incoming),
+    refs = {record_id: link_ref(record) for record_id, record in by_id.items()}
+    links = {
+        record_id: ErrorLinks(
+            related=tuple(refs[i] for i in related[record_id]),
+            backlinks=tuple(refs[i] for i in sorted(backlinks[record_id])),
         )
+        for record_id in by_id
+    }
     ordered = [by_id[i] for i in sorted(by_id)]
     return ordered, links, diagnostics

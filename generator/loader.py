@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from generator.diagnostics import Diagnostic, Position, error, warning
-from generator.model import DriftNote, TextFile
+from generator.model import DriftNote, Record, TextFile
 from generator.published import MANIFEST, Manifest, read_manifest
 from generator.yamldoc import YamlDocument, parse_yaml
 
@@ -30,18 +31,21 @@ class LoadedContent:
     root: Path
     config: YamlDocument | None
     records: tuple[YamlDocument, ...]
-    snippets: dict[str, TextFile]
+    snippets: SnippetFiles
     texts: dict[str, list[str]]  # display path -> lines, for showing offending lines
     drift: dict[str, DriftNote] = field(default_factory=dict)
     manifest: Manifest | None = None
+    reused: tuple[Record, ...] = ()  # records unchanged since the cached build
+    record_stats: dict[str, StatKey] = field(default_factory=dict)
 
 
 def display_path(path: Path) -> str:
     """Name a file as the user would type it: relative to the working folder when inside it."""
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
+    text = os.path.abspath(path)
+    cwd = os.getcwd()
+    if text.startswith(cwd + os.sep):
+        return text[len(cwd) + 1 :]
+    return str(path)
 
 
 def read_text(path: Path, limit: int) -> tuple[str | None, list[Diagnostic]]:
@@ -67,35 +71,111 @@ def read_text(path: Path, limit: int) -> tuple[str | None, list[Diagnostic]]:
     return text.replace("\r\n", "\n").replace("\r", "\n"), []
 
 
-def walk_files(folder: Path, content_root: Path) -> tuple[list[Path], list[Diagnostic]]:
-    """List regular files below folder in a stable order, refusing links that leave content/."""
+def walk_files(
+    folder: Path, content_root: Path, folder_suffixes: tuple[str, ...] = ()
+) -> tuple[list[Path], list[Diagnostic]]:
+    """List regular files below folder in a stable order, refusing links that leave content/.
+
+    A folder whose name ends in one of folder_suffixes (a folder named like a
+    record file) is reported too.
+    """
     files: list[Path] = []
     diagnostics: list[Diagnostic] = []
     if not folder.is_dir():
         return files, diagnostics
     root = content_root.resolve()
-    for dirpath, dirnames, filenames in os.walk(folder):
-        dirnames.sort()
-        for name in [*sorted(filenames), *dirnames]:
-            path = Path(dirpath) / name
-            if path.is_symlink():
-                target = path.resolve()
-                if not target.is_relative_to(root):
-                    diagnostics.append(
-                        error(
-                            Position(display_path(path)),
-                            "",
-                            "symbolic link points outside the content folder; refusing to read it",
+    pending = [str(folder)]
+    while pending:
+        with os.scandir(pending.pop()) as entries:
+            for entry in entries:
+                if entry.is_symlink():
+                    target = Path(entry.path).resolve()
+                    if not target.is_relative_to(root):
+                        diagnostics.append(
+                            error(
+                                Position(display_path(Path(entry.path))),
+                                "",
+                                "symbolic link points outside the content folder; "
+                                "refusing to read it",
+                            )
                         )
-                    )
-                    continue
-            if name in filenames and path.is_file():
-                files.append(path)
+                        continue
+                if entry.is_dir():
+                    pending.append(entry.path)
+                    if folder_suffixes and entry.name.endswith(folder_suffixes):
+                        diagnostics.append(
+                            error(
+                                Position(display_path(Path(entry.path))),
+                                "",
+                                "a folder is named like a record file",
+                            )
+                        )
+                elif entry.is_file():
+                    files.append(Path(entry.path))
     return sorted(files), diagnostics
 
 
-def load_content(content_root: Path) -> tuple[LoadedContent, list[Diagnostic]]:
-    """Read site.yaml, every record under errors/ and every file under snippets/."""
+StatKey = tuple[int, int, int]  # size, mtime in ns, inode: enough to tell a file changed
+
+
+def stat_key(path: Path) -> StatKey:
+    st = path.stat()
+    return st.st_size, st.st_mtime_ns, st.st_ino
+
+
+class SnippetFiles(Mapping[str, TextFile]):
+    """The files under content/snippets/ by name, read only when a record asks for one."""
+
+    def __init__(self, folder: Path, paths: list[Path], texts: dict[str, list[str]]) -> None:
+        self.folder = folder
+        self.paths = {path.relative_to(folder).as_posix(): path for path in paths}
+        self.stats: dict[str, StatKey] = {}
+        self.texts = texts
+        self.read: dict[str, TextFile | None] = {}
+        self.diagnostics: list[Diagnostic] = []
+
+    def stat(self, name: str) -> StatKey | None:
+        if name not in self.stats and name in self.paths:
+            self.stats[name] = stat_key(self.paths[name])
+        return self.stats.get(name)
+
+    def __getitem__(self, name: str) -> TextFile:
+        if name not in self.read:
+            self.read[name] = self._read(name) if name in self.paths else None
+        file = self.read[name]
+        if file is None:
+            raise KeyError(name)
+        return file
+
+    def _read(self, name: str) -> TextFile | None:
+        path = self.paths[name]
+        text, problems = read_text(path, MAX_SNIPPET_BYTES)
+        self.diagnostics += problems
+        if text is None:
+            return None
+        shown = display_path(path)
+        self.texts[shown] = text.split("\n")
+        return TextFile(shown, name, text)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.paths)
+
+    def __len__(self) -> int:
+        return len(self.paths)
+
+
+# Given a record file's display path and stat, the record from an earlier build if still valid.
+Reuse = Callable[[str, StatKey, SnippetFiles], Record | None]
+
+
+def load_content(
+    content_root: Path, reuse: Reuse | None = None
+) -> tuple[LoadedContent, list[Diagnostic]]:
+    """Read site.yaml and every record under errors/; snippet files are read when asked for.
+
+    With `reuse`, a record file unchanged since an earlier build is not read:
+    its validated record comes back in `reused`.
+    """
     diagnostics: list[Diagnostic] = []
     texts: dict[str, list[str]] = {}
 
@@ -109,14 +189,26 @@ def load_content(content_root: Path) -> tuple[LoadedContent, list[Diagnostic]]:
             config_doc, problems = parse_yaml(text, display_path(config_path))
             diagnostics += problems
 
+    snippets_dir = content_root / "snippets"
+    snippet_files, problems = walk_files(snippets_dir, content_root)
+    diagnostics += problems
+    snippets = SnippetFiles(snippets_dir, snippet_files, texts)
+
     records: list[YamlDocument] = []
+    reused: list[Record] = []
+    record_stats: dict[str, StatKey] = {}
     errors_dir = content_root / "errors"
-    record_files, problems = walk_files(errors_dir, content_root)
+    record_files, problems = walk_files(errors_dir, content_root, RECORD_SUFFIXES)
     diagnostics += problems
     for path in record_files:
         if not path.name.endswith(RECORD_SUFFIXES):
             continue
         shown = display_path(path)
+        record_stats[shown] = stat_key(path)
+        earlier = reuse(shown, record_stats[shown], snippets) if reuse else None
+        if earlier is not None:
+            reused.append(earlier)
+            continue
         text, problems = read_text(path, MAX_RECORD_BYTES)
         diagnostics += problems
         if text is None:
@@ -126,25 +218,6 @@ def load_content(content_root: Path) -> tuple[LoadedContent, list[Diagnostic]]:
         diagnostics += problems
         if document is not None:
             records.append(document)
-    for path in sorted(errors_dir.rglob("*")) if errors_dir.is_dir() else []:
-        if path.is_dir() and path.name.endswith(RECORD_SUFFIXES):
-            diagnostics.append(
-                error(Position(display_path(path)), "", "a folder is named like a record file")
-            )
-
-    snippets: dict[str, TextFile] = {}
-    snippets_dir = content_root / "snippets"
-    snippet_files, problems = walk_files(snippets_dir, content_root)
-    diagnostics += problems
-    for path in snippet_files:
-        text, problems = read_text(path, MAX_SNIPPET_BYTES)
-        diagnostics += problems
-        if text is None:
-            continue
-        name = path.relative_to(snippets_dir).as_posix()
-        shown = display_path(path)
-        texts[shown] = text.split("\n")
-        snippets[name] = TextFile(shown, name, text)
 
     drift, problems = load_drift(content_root / DRIFT_FILE)
     diagnostics += problems
@@ -152,7 +225,15 @@ def load_content(content_root: Path) -> tuple[LoadedContent, list[Diagnostic]]:
     manifest, problems = read_manifest(manifest_path, display_path(manifest_path))
     diagnostics += problems
     loaded = LoadedContent(
-        content_root, config_doc, tuple(records), snippets, texts, drift, manifest
+        content_root,
+        config_doc,
+        tuple(records),
+        snippets,
+        texts,
+        drift,
+        manifest,
+        tuple(reused),
+        record_stats,
     )
     return loaded, diagnostics
 

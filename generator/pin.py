@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,7 +47,7 @@ def find_document(loaded: LoadedContent, record: str) -> YamlDocument:
     raise PinError(f"no record {record!r} under {loaded.root / 'errors'}")
 
 
-def pin_request(document: YamlDocument, snippets: dict[str, TextFile]) -> PinRequest:
+def pin_request(document: YamlDocument, snippets: Mapping[str, TextFile]) -> PinRequest:
     """Read the fields pinning needs, however broken the rest of the record is."""
     reader = FieldReader(document)
     repo = reader.string(("repo",), True, expected="owner/name")
@@ -55,7 +56,7 @@ def pin_request(document: YamlDocument, snippets: dict[str, TextFile]) -> PinReq
     path = reader.string(("source", "path"), False, expected="the source file's path")
     line = reader.integer(("source", "line"), False)
     snippet_name = reader.string(("source", "snippet_file"), False, expected="a snippet file")
-    if path is None and snippet_name in snippets:
+    if path is None and snippet_name is not None and snippet_name in snippets:
         header, _, _, _ = parse_snippet_file(snippets[snippet_name])
         path = str(header["path"]) if header else None
     if reader.diagnostics or repo is None or exception is None or message is None:

@@ -10,7 +10,8 @@ import datetime
 import hashlib
 import posixpath
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from functools import lru_cache
 from typing import Any
 
 from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
@@ -69,12 +70,21 @@ def snippet_hash(text: str) -> str:
 
 def language_for(path: str) -> str:
     """Name the Pygments lexer for a source path, falling back to plain text."""
+    name = posixpath.basename(path)
+    suffix = posixpath.splitext(name)[1]
+    # Most files are known by their suffix alone; asking Pygments is slow, so ask once.
+    return _language_for_name(f"x{suffix}" if suffix else name)
+
+
+@lru_cache(maxsize=512)
+def _language_for_name(name: str) -> str:
     try:
-        return str(get_lexer_for_filename(posixpath.basename(path)).aliases[0])
+        return str(get_lexer_for_filename(name).aliases[0])
     except ClassNotFound:
         return "text"
 
 
+@lru_cache(maxsize=256)
 def is_known_language(name: str) -> bool:
     try:
         get_lexer_by_name(name)
@@ -309,7 +319,7 @@ def parse_snippet_file(
 class RecordValidator:
     """Validate one record document against the record format."""
 
-    def __init__(self, document: YamlDocument, snippets: dict[str, TextFile]) -> None:
+    def __init__(self, document: YamlDocument, snippets: Mapping[str, TextFile]) -> None:
         self.document = document
         self.snippets = snippets
         self.read = FieldReader(document)
@@ -575,7 +585,7 @@ def unwritten_fields(record: Record) -> list[str]:
 
 
 def validate_records(
-    documents: tuple[YamlDocument, ...], snippets: dict[str, TextFile]
+    documents: tuple[YamlDocument, ...], snippets: Mapping[str, TextFile]
 ) -> tuple[list[Record], list[Diagnostic]]:
     """Validate every record document; return the valid records and all diagnostics."""
     records: list[Record] = []

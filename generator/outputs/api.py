@@ -116,15 +116,8 @@ def summary_data(record: Record, config: SiteConfig) -> dict[str, Any]:
 
 
 def api_files(site: Site) -> list[OutputFile]:
-    """Plan every file of the JSON API."""
-    files = [
-        OutputFile(
-            urls.error_json(record.id),
-            dump_json(error_data(record, site.links[record.id], site.config)),
-            record.file,
-        )
-        for record in site.records
-    ]
+    """Plan the site-wide files of the JSON API (each error's own JSON is a record output)."""
+    files = []
     index = {
         "count": len(site.records),
         "errors": [summary_data(record, site.config) for record in site.records],

@@ -18,7 +18,6 @@ from generator.links import short_text
 from generator.markdown import plain_text
 from generator.model import Record, Site
 from generator.outputs import OutputFile
-from generator.outputs.api import error_data
 from generator.render import (
     first_sentence,
     group_by_repo,
@@ -104,12 +103,9 @@ def feed_xml(site: Site) -> str:
     return "\n".join(lines) + "\n"
 
 
-def ndjson(site: Site) -> str:
-    """Every error's full JSON, one per line, for tools that want everything at once."""
-    return "".join(
-        json.dumps(error_data(r, site.links[r.id], site.config), ensure_ascii=False) + "\n"
-        for r in site.records
-    )
+def ndjson(site: Site, lines: dict[str, str]) -> bytes:
+    """Every error's full JSON, one per line (made with each record's outputs), in id order."""
+    return "".join(lines[r.id] + "\n" for r in site.records).encode()
 
 
 def redirect_files(site: Site, env: Environment) -> list[OutputFile]:
@@ -130,13 +126,14 @@ def redirect_files(site: Site, env: Environment) -> list[OutputFile]:
     return files
 
 
-def hosting_files(site: Site, env: Environment) -> tuple[list[OutputFile], list[Diagnostic]]:
-    """Plan the files static hosts and crawlers look for."""
+def hosting_files(
+    site: Site, env: Environment, lines: dict[str, str]
+) -> tuple[list[OutputFile], list[Diagnostic]]:
+    """Plan the files static hosts and crawlers look for (not the alias redirects)."""
     files = [
         OutputFile(NOJEKYLL, b"", "static hosting"),
         OutputFile(urls.NOT_FOUND_PAGE, render_not_found_page(env, site).encode(), "404 page"),
-        OutputFile(urls.ERRORS_NDJSON, ndjson(site).encode(), "errors dump"),
-        *redirect_files(site, env),
+        OutputFile(urls.ERRORS_NDJSON, ndjson(site, lines), "errors dump"),
     ]
     if not site.config.base_url:
         return files, [

@@ -9,7 +9,6 @@ from generator.model import Site
 from generator.outputs import OutputFile
 from generator.render import (
     group_by_repo,
-    render_error_page,
     render_home_page,
     render_repo_page,
     render_search_page,
@@ -17,17 +16,8 @@ from generator.render import (
 
 
 def page_files(site: Site, env: Environment) -> list[OutputFile]:
-    """Render every HTML page of the site."""
-    files = [
-        OutputFile(
-            urls.error_page(record.id),
-            render_error_page(
-                env, record, site.links[record.id], site.config, site.drift_note(record)
-            ).encode(),
-            record.file,
-        )
-        for record in site.records
-    ]
+    """Render the site-wide HTML pages (each error's page is a record output)."""
+    files = []
     for repo, records in group_by_repo(site.records).items():
         html = render_repo_page(env, site, repo, records)
         files.append(OutputFile(urls.repo_page(repo), html.encode(), f"repository {repo}"))

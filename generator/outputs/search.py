@@ -57,7 +57,9 @@ class Table:
         return list(self.numbers)
 
 
-def search_index(records: tuple[Record, ...]) -> dict[str, Any]:
+def search_index(
+    records: tuple[Record, ...], words_by_id: dict[str, tuple[str, ...]]
+) -> dict[str, Any]:
     """The index: one short array per error; repeated strings and meaning words numbered.
 
     `words` holds the numbers of the error's meaning words in `vocabulary`,
@@ -65,7 +67,7 @@ def search_index(records: tuple[Record, ...]) -> dict[str, Any]:
     the browser can find every word that starts with what was typed.
     """
     strings = Table()
-    per_record = [meaning_words(record) for record in records]
+    per_record = [words_by_id[record.id] for record in records]
     vocabulary = sorted({word for words in per_record for word in words})
     word_number = {word: number for number, word in enumerate(vocabulary)}
     docs = []
@@ -116,9 +118,9 @@ def script_json(data: Any) -> str:
     )
 
 
-def search_files(site: Site) -> list[OutputFile]:
-    """Plan the search index script."""
-    index = search_index(site.records)
+def search_files(site: Site, words_by_id: dict[str, tuple[str, ...]]) -> list[OutputFile]:
+    """Plan the search index script (meaning words per record come from the record units)."""
+    index = search_index(site.records, words_by_id)
     # JSON.parse of a string literal parses faster than the same data as a JS literal.
     text = script_json(index)
     literal = "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import hashlib
 import os
 import posixpath
 import shutil
@@ -96,30 +97,91 @@ def remove_leftovers(out_dir: Path) -> None:
                 shutil.rmtree(leftover, ignore_errors=True)
 
 
-def write_site(files: list[OutputFile], out_dir: Path) -> None:
-    """Write files into a staging folder and swap it in place of out_dir."""
-    out_dir = out_dir.absolute()
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    remove_leftovers(out_dir)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.new-", dir=out_dir.parent))
-    try:
-        (staging / MARKER).write_bytes(MARKER_TEXT)
-        for file in files:
-            target = staging / file.path
+class Staging:
+    """A fresh folder beside the output that becomes the output in one swap.
+
+    A file whose bytes equal the previous build's is hard-linked from the
+    previous output instead of written: it keeps its inode and mtime, so
+    upload tools see only what changed, and the old site stays whole until
+    the swap.
+    """
+
+    def __init__(self, out_dir: Path, previous: dict[str, str]) -> None:
+        self.out_dir = out_dir.absolute()
+        self.out_dir.parent.mkdir(parents=True, exist_ok=True)
+        remove_leftovers(self.out_dir)
+        self.root = Path(
+            tempfile.mkdtemp(prefix=f".{self.out_dir.name}.new-", dir=self.out_dir.parent)
+        )
+        os.chmod(self.root, 0o755)
+        (self.root / MARKER).write_bytes(MARKER_TEXT)
+        ours = (self.out_dir / MARKER).is_file()
+        self.previous = previous if ours else {}
+        self.made: set[str] = set()
+
+    def _target(self, path: str) -> Path:
+        if not is_safe_site_path(path):
+            raise ValueError(f"unsafe output path {path!r}")
+        target = self.root / path
+        parent = str(target.parent)
+        if parent not in self.made:
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(file.content)
-        os.chmod(staging, 0o755)
+            self.made.add(parent)
+        return target
+
+    def keep(self, path: str) -> bool:
+        """Carry a file over from the previous output unchanged; False if it is not there."""
+        if path not in self.previous:
+            return False
+        try:
+            os.link(self.out_dir / path, self._target(path))
+        except OSError:
+            return False
+        return True
+
+    def put(self, path: str, data: bytes) -> str:
+        """Stage a file (linked from the previous output when the bytes are the same); its hash."""
+        sha = hashlib.sha256(data).hexdigest()
+        if self.previous.get(path) == sha and self.keep(path):
+            return sha
+        target = self._target(path)
+        # Never write through a hard link: that would change the previous site's file too.
+        target.unlink(missing_ok=True)
+        target.write_bytes(data)
+        return sha
+
+    def read(self, path: str) -> str | None:
+        try:
+            return (self.root / path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+
+    def discard(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def commit(self) -> None:
+        """Swap the staged folder in for the output (atomically where the system can)."""
+        out_dir = self.out_dir
         if not out_dir.exists():
-            os.rename(staging, out_dir)
+            os.rename(self.root, out_dir)
             return
-        if _exchange(staging, out_dir):
-            shutil.rmtree(staging)
+        if _exchange(self.root, out_dir):
+            shutil.rmtree(self.root)
             return
         old = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.old-", dir=out_dir.parent))
         os.rmdir(old)
         os.rename(out_dir, old)
-        os.rename(staging, out_dir)
+        os.rename(self.root, out_dir)
         shutil.rmtree(old)
+
+
+def write_site(files: list[OutputFile], out_dir: Path) -> None:
+    """Write planned files into a staging folder and swap it in place of out_dir."""
+    staging = Staging(out_dir, {})
+    try:
+        for file in files:
+            staging.put(file.path, file.content)
+        staging.commit()
     except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
+        staging.discard()
         raise

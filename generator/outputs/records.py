@@ -1,0 +1,130 @@
+"""Each record's own outputs (its page and its JSON), rendered in parallel when it pays.
+
+A record's outputs depend only on the record, its links, its drift note, and
+what every page shares (settings, theme, errpages' code). Their fingerprint
+says when a cached rendering is still good; the pool renders the rest in
+forked worker processes, each writing straight into the staging folder, so
+no process ever holds the whole site in memory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import multiprocessing
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from jinja2 import Environment
+
+from generator import urls
+from generator.cache import UnitEntry
+from generator.diagnostics import Diagnostic
+from generator.linkcheck import check_page
+from generator.model import Record, Site
+from generator.outputs.api import dump_json, error_data
+from generator.outputs.search import meaning_words
+from generator.outputs.write import Staging
+from generator.render import make_environment, render_error_page
+
+MIN_PER_PROCESS = 40  # below this many records per worker, forking costs more than it saves
+CHUNK = 25
+
+
+@dataclass(frozen=True)
+class RenderTask:
+    """What every worker needs; inherited by fork, never pickled."""
+
+    site: Site
+    theme_dir: Path
+    staging: Staging
+    planned: frozenset[str]
+    shared_key: str
+
+
+@dataclass(frozen=True)
+class UnitResult:
+    record_id: str
+    entry: UnitEntry
+    diagnostics: tuple[Diagnostic, ...]
+
+
+_TASK: RenderTask | None = None
+_ENV: Environment | None = None
+
+
+def unit_fingerprint(site: Site, record: Record, shared_key: str) -> str:
+    """Everything a record's outputs depend on, hashed."""
+    inputs = repr((record, site.links[record.id], site.drift_note(record)))
+    return hashlib.sha256(f"{shared_key}\n{inputs}".encode()).hexdigest()
+
+
+def render_unit(task: RenderTask, env: Environment, record: Record) -> UnitResult:
+    """Render, check and stage one record's page and JSON."""
+    site = task.site
+    links = site.links[record.id]
+    page_path = urls.error_page(record.id)
+    html = render_error_page(env, record, links, site.config, site.drift_note(record))
+    diagnostics, cross = check_page(page_path, html, record.file, task.planned)
+    data = error_data(record, links, site.config)
+    files = (
+        (page_path, task.staging.put(page_path, html.encode())),
+        (urls.error_json(record.id), task.staging.put(urls.error_json(record.id), dump_json(data))),
+    )
+    entry = UnitEntry(
+        fingerprint=unit_fingerprint(site, record, task.shared_key),
+        files=files,
+        ndjson_line=json.dumps(data, ensure_ascii=False),
+        meaning_words=tuple(meaning_words(record)),
+        cross_links=tuple(cross),
+    )
+    return UnitResult(record.id, entry, tuple(diagnostics))
+
+
+def _render_chunk(ids: list[str]) -> list[UnitResult]:
+    global _ENV
+    assert _TASK is not None
+    if _ENV is None:
+        _ENV = make_environment(_TASK.theme_dir)
+    by_id = {record.id: record for record in _TASK.site.records}
+    return [render_unit(_TASK, _ENV, by_id[record_id]) for record_id in ids]
+
+
+def render_units(task: RenderTask, records: list[Record], jobs: int) -> Iterator[UnitResult]:
+    """Render these records' outputs, in a pool of `jobs` forked processes when it pays."""
+    global _TASK
+    _TASK = task
+    ids = [record.id for record in records]
+    chunks = [ids[i : i + CHUNK] for i in range(0, len(ids), CHUNK)]
+    workers = min(jobs, len(ids) // MIN_PER_PROCESS)
+    try:
+        if workers <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+            for chunk in chunks:
+                yield from _render_chunk(chunk)
+            return
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            for results in pool.imap_unordered(_render_chunk, chunks):
+                yield from results
+    finally:
+        _TASK = None
+
+
+def kept_units(
+    task: RenderTask, records: Iterable[Record], cached: dict[str, UnitEntry]
+) -> tuple[list[Record], dict[str, UnitEntry]]:
+    """Split records into those to render and those whose cached outputs can be carried over."""
+    to_render: list[Record] = []
+    kept: dict[str, UnitEntry] = {}
+    for record in records:
+        entry = cached.get(record.id)
+        fingerprint = unit_fingerprint(task.site, record, task.shared_key)
+        if (
+            entry is not None
+            and entry.fingerprint == fingerprint
+            and all(task.staging.keep(path) for path, _ in entry.files)
+        ):
+            kept[record.id] = entry
+        else:
+            to_render.append(record)
+    return to_render, kept
