@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -40,8 +40,8 @@ from generator.diagnostics import (
 )
 from generator.linkcheck import check_cross_links, check_page
 from generator.links import link_records
-from generator.loader import LoadedContent, display_path, load_content
-from generator.model import Record, Site, SiteConfig
+from generator.loader import LoadedContent, display_path, load_content, parse_files
+from generator.model import Record, Site, SiteConfig, TextFile
 from generator.outputs import OutputFile
 from generator.outputs.api import api_files
 from generator.outputs.assets import asset_files
@@ -50,9 +50,10 @@ from generator.outputs.pages import page_files
 from generator.outputs.records import RenderTask, kept_units, render_units
 from generator.outputs.search import search_files
 from generator.outputs.write import Staging, check_collisions, check_output_folder
+from generator.parallel import fork_map
 from generator.published import Manifest, check_published, update_manifest
 from generator.render import make_environment, render_error_page
-from generator.schema import validate_records
+from generator.schema import validate_document
 from generator.yamldoc import parse_yaml
 
 BUILTIN_THEMES = Path(__file__).resolve().parent.parent / "themes"
@@ -144,6 +145,7 @@ def load_site(
     report: BuildReport,
     include_drafts: bool = False,
     cache: BuildCache | None = None,
+    jobs: int = 0,
 ) -> tuple[Site | None, Path | None]:
     """Run load → validate → link; return the site and its theme when there are no errors."""
     options = BuildOptions(base_url=base_url, include_drafts=include_drafts)
@@ -152,8 +154,8 @@ def load_site(
         report.diagnostics += problems
     with timed(report, "validate"):
         config, theme_dir = read_settings(loaded, options, report)
-        fresh, problems = validate_records(loaded.records, loaded.snippets)
-        report.diagnostics += problems + loaded.snippets.diagnostics
+        fresh, problems = validate_all(loaded, jobs)
+        report.diagnostics += problems + loaded.problems + loaded.snippets.diagnostics
         records = [*loaded.reused, *fresh]
         if cache is not None:
             remember_records(cache, loaded, fresh)
@@ -174,6 +176,38 @@ def load_site(
     site = Site(config, tuple(ordered), links, loaded.drift)
     report.site = site
     return site, theme_dir
+
+
+_SNIPPETS: Mapping[str, TextFile] | None = None
+
+
+def _validate_chunk(files: list[tuple[Path, str]]) -> list[tuple[Record | None, list[Diagnostic]]]:
+    assert _SNIPPETS is not None
+    results: list[tuple[Record | None, list[Diagnostic]]] = []
+    for document, problems in parse_files(files):
+        if document is None:
+            results.append((None, problems))
+        else:
+            record, found = validate_document(document, _SNIPPETS)
+            results.append((record, problems + found))
+    return results
+
+
+def validate_all(loaded: LoadedContent, jobs: int) -> tuple[list[Record], list[Diagnostic]]:
+    """Read, parse and validate the record files not reused from the cache, in parallel."""
+    global _SNIPPETS
+    _SNIPPETS = loaded.snippets
+    records: list[Record] = []
+    diagnostics: list[Diagnostic] = []
+    try:
+        for record, problems in fork_map(_validate_chunk, loaded.pending, jobs):
+            diagnostics += problems
+            if record is not None:
+                records.append(record)
+    finally:
+        _SNIPPETS = None
+    records.sort(key=lambda record: record.file)
+    return records, diagnostics
 
 
 def remember_records(cache: BuildCache, loaded: LoadedContent, fresh: list[Record]) -> None:
@@ -353,7 +387,7 @@ def build(
     ):
         report.unchanged = True
         return report
-    site, theme_dir = load_site(content_root, base_url, report, include_drafts, cache)
+    site, theme_dir = load_site(content_root, base_url, report, include_drafts, cache, jobs)
     if site is None or theme_dir is None:
         return report
     if out_dir is None:

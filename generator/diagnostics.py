@@ -10,6 +10,7 @@ import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
+from typing import Protocol
 
 
 class Level(str, Enum):
@@ -86,9 +87,11 @@ def sorted_diagnostics(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
     )
 
 
-def with_source_lines(
-    diagnostics: Iterable[Diagnostic], read_line: dict[str, list[str]]
-) -> list[Diagnostic]:
+class LineReader(Protocol):
+    def get(self, path: str) -> list[str] | None: ...
+
+
+def with_source_lines(diagnostics: Iterable[Diagnostic], read_line: LineReader) -> list[Diagnostic]:
     """Attach the offending source line to each diagnostic whose file text is known."""
     result = []
     for d in diagnostics:

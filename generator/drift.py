@@ -184,6 +184,7 @@ def run_drift(
     target = resolve_commit(repository, rev)
     loaded, _ = load_content(content_root)
     records, diagnostics = validate_records(loaded.records, loaded.snippets)
+    diagnostics += loaded.problems
     problems = [d.format().splitlines()[0] for d in diagnostics if d.level.value == "error"]
     rows: list[DriftRow] = []
     updated: list[str] = []

@@ -17,7 +17,7 @@ from urllib.parse import unquote, urlsplit
 from generator.diagnostics import Diagnostic, Position, error
 
 # Our templates write every attribute in double quotes, with its value escaped.
-LINK_RE = re.compile(r'<(\w+)[^>]*?\s(?:href|src|action)="([^"]*)"')
+LINK_RE = re.compile(r'\s(?:href|src|action)="([^"]*)"')
 ID_RE = re.compile(r'\sid="([^"]*)"')
 BASE_RE = re.compile(r'<base\s[^>]*href="([^"]*)"')
 
@@ -25,7 +25,7 @@ CrossLink = tuple[str, str, str, str]  # (page, target page, fragment, url as wr
 
 
 def page_ids(text: str) -> set[str]:
-    return {html.unescape(value) for value in ID_RE.findall(text)}
+    return {html.unescape(value) if "&" in value else value for value in ID_RE.findall(text)}
 
 
 def resolve(page: str, base: str, path: str) -> str | None:
@@ -59,9 +59,9 @@ def check_page(
     base = base_match.group(1) if base_match else ""
     own_ids: set[str] | None = None
     for match in LINK_RE.finditer(text):
-        if match.group(1) == "base":
-            continue
-        url = html.unescape(match.group(2))
+        if base_match and match.start() < base_match.end() and match.end() > base_match.start():
+            continue  # the <base href> itself
+        url = html.unescape(match.group(1)) if "&" in match.group(1) else match.group(1)
         parts = urlsplit(url)
         if parts.scheme or url.startswith("//"):
             continue

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,13 +30,15 @@ class LoadedContent:
 
     root: Path
     config: YamlDocument | None
-    records: tuple[YamlDocument, ...]
+    records: Iterable[YamlDocument]  # parsed one at a time as they are consumed (once)
     snippets: SnippetFiles
-    texts: dict[str, list[str]]  # display path -> lines, for showing offending lines
+    texts: SourceLines  # display path -> lines, for showing offending lines
     drift: dict[str, DriftNote] = field(default_factory=dict)
     manifest: Manifest | None = None
     reused: tuple[Record, ...] = ()  # records unchanged since the cached build
     record_stats: dict[str, StatKey] = field(default_factory=dict)
+    problems: list[Diagnostic] = field(default_factory=list)  # found while records are read
+    pending: tuple[tuple[Path, str], ...] = ()  # record files to read: (path, display path)
 
 
 def display_path(path: Path) -> str:
@@ -123,10 +125,30 @@ def stat_key(path: Path) -> StatKey:
     return st.st_size, st.st_mtime_ns, st.st_ino
 
 
+class SourceLines:
+    """Lines of content files, read again only for the few that a diagnostic points into."""
+
+    def __init__(self) -> None:
+        self.known: dict[str, list[str]] = {}
+
+    def __setitem__(self, path: str, lines: list[str]) -> None:
+        self.known[path] = lines
+
+    def get(self, path: str) -> list[str] | None:
+        if path not in self.known:
+            try:
+                data = Path(path).read_bytes()
+            except OSError:
+                return None
+            text = data.decode("utf-8-sig", errors="replace").replace("\r\n", "\n")
+            self.known[path] = text.split("\n")
+        return self.known[path]
+
+
 class SnippetFiles(Mapping[str, TextFile]):
     """The files under content/snippets/ by name, read only when a record asks for one."""
 
-    def __init__(self, folder: Path, paths: list[Path], texts: dict[str, list[str]]) -> None:
+    def __init__(self, folder: Path, paths: list[Path], texts: SourceLines) -> None:
         self.folder = folder
         self.paths = {path.relative_to(folder).as_posix(): path for path in paths}
         self.stats: dict[str, StatKey] = {}
@@ -153,9 +175,7 @@ class SnippetFiles(Mapping[str, TextFile]):
         self.diagnostics += problems
         if text is None:
             return None
-        shown = display_path(path)
-        self.texts[shown] = text.split("\n")
-        return TextFile(shown, name, text)
+        return TextFile(display_path(path), name, text)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.paths)
@@ -177,7 +197,7 @@ def load_content(
     its validated record comes back in `reused`.
     """
     diagnostics: list[Diagnostic] = []
-    texts: dict[str, list[str]] = {}
+    texts = SourceLines()
 
     config_doc = None
     config_path = content_root / "site.yaml"
@@ -185,7 +205,6 @@ def load_content(
         text, problems = read_text(config_path, MAX_RECORD_BYTES)
         diagnostics += problems
         if text is not None:
-            texts[display_path(config_path)] = text.split("\n")
             config_doc, problems = parse_yaml(text, display_path(config_path))
             diagnostics += problems
 
@@ -194,9 +213,9 @@ def load_content(
     diagnostics += problems
     snippets = SnippetFiles(snippets_dir, snippet_files, texts)
 
-    records: list[YamlDocument] = []
     reused: list[Record] = []
     record_stats: dict[str, StatKey] = {}
+    to_read: list[tuple[Path, str]] = []
     errors_dir = content_root / "errors"
     record_files, problems = walk_files(errors_dir, content_root, RECORD_SUFFIXES)
     diagnostics += problems
@@ -208,34 +227,52 @@ def load_content(
         earlier = reuse(shown, record_stats[shown], snippets) if reuse else None
         if earlier is not None:
             reused.append(earlier)
-            continue
-        text, problems = read_text(path, MAX_RECORD_BYTES)
-        diagnostics += problems
-        if text is None:
-            continue
-        texts[shown] = text.split("\n")
-        document, problems = parse_yaml(text, shown)
-        diagnostics += problems
-        if document is not None:
-            records.append(document)
+        else:
+            to_read.append((path, shown))
 
     drift, problems = load_drift(content_root / DRIFT_FILE)
     diagnostics += problems
     manifest_path = content_root / MANIFEST
     manifest, problems = read_manifest(manifest_path, display_path(manifest_path))
     diagnostics += problems
+    late: list[Diagnostic] = []
     loaded = LoadedContent(
         content_root,
         config_doc,
-        tuple(records),
+        read_records(to_read, late),
         snippets,
         texts,
         drift,
         manifest,
         tuple(reused),
         record_stats,
+        late,
+        tuple(to_read),
     )
     return loaded, diagnostics
+
+
+def parse_files(
+    files: Iterable[tuple[Path, str]],
+) -> Iterator[tuple[YamlDocument | None, list[Diagnostic]]]:
+    """Read and parse record files one by one, so only one parsed file is held at a time."""
+    for path, shown in files:
+        text, problems = read_text(path, MAX_RECORD_BYTES)
+        if text is None:
+            yield None, problems
+            continue
+        document, found = parse_yaml(text, shown)
+        yield document, problems + found
+
+
+def read_records(
+    files: list[tuple[Path, str]], problems: list[Diagnostic]
+) -> Iterator[YamlDocument]:
+    """The parsed documents of record files; their problems go to `problems`."""
+    for document, found in parse_files(files):
+        problems += found
+        if document is not None:
+            yield document
 
 
 def load_drift(path: Path) -> tuple[dict[str, DriftNote], list[Diagnostic]]:

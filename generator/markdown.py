@@ -22,6 +22,7 @@ SCHEME_RE = re.compile(r"^([a-z][a-z0-9+.\-]*):")
 # Browsers ignore these inside a scheme, so `java\tscript:` is still javascript:.
 IGNORED_IN_SCHEME_RE = re.compile(r"[\x00-\x20\x7f]+")
 HEADING_SHIFT = 2
+TAG_RE = re.compile(r"<[^>]+>")
 INLINE_TAG_RE = re.compile(
     r"</?(?:a|code|em|strong|s|span)(?:\s[^>]*)?>"
 )  # record Markdown sits under the page's h2 sections
@@ -88,8 +89,13 @@ def render_markdown(text: str) -> str:
 
 def plain_text(text: str) -> str:
     """Markdown as plain text: rendered, tags dropped, entities decoded, spaces folded."""
-    inline_dropped = INLINE_TAG_RE.sub("", render_markdown(text))
-    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", inline_dropped)).split())
+    return text_of_html(render_markdown(text))
+
+
+def text_of_html(rendered: str) -> str:
+    """The text of HTML we rendered: inline tags dropped, block tags as spaces, entities decoded."""
+    inline_dropped = INLINE_TAG_RE.sub("", rendered)
+    return " ".join(html.unescape(TAG_RE.sub(" ", inline_dropped)).split())
 
 
 def render_markdown_inline(text: str) -> str:

