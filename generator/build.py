@@ -47,7 +47,7 @@ from generator.outputs.api import api_files
 from generator.outputs.assets import asset_files
 from generator.outputs.hosting import hosting_files, redirect_files, source_date
 from generator.outputs.pages import page_files
-from generator.outputs.records import RenderTask, kept_units, render_units
+from generator.outputs.records import RenderTask, kept_units, record_extras, render_units
 from generator.outputs.search import search_files
 from generator.outputs.write import Staging, check_collisions, check_output_folder
 from generator.parallel import fork_map
@@ -335,6 +335,9 @@ def stage_site_files(
     if plan.global_shard:
         words = {record_id: unit.meaning_words for record_id, unit in units.items()}
         lines = {record_id: unit.ndjson_line for record_id, unit in units.items()}
+        for record in site.records:
+            if record.id not in units:  # its page is another shard's
+                lines[record.id], words[record.id] = record_extras(site, record)
         files += search_files(site, words)
         try:
             hosting, problems = hosting_files(site, make_environment(theme_dir), lines)
@@ -423,15 +426,18 @@ def build(
     for unit in units.values():
         written.update(unit.files)
     report.files_total = len(written) + 1
-    if cache_path is not None:
-        cache.units = units
-        cache.outputs = written
-        cache.inputs = inputs
-        cache.site_identity = folder_identity(out_dir)
-        cache.save()
     if report.manifest is not None and plan.global_shard:
         published = {r.id for r in site.records} | {a for r in site.records for a in r.aliases}
         report.manifest_updated = update_manifest(report.manifest, published)
+    if cache_path is not None:
+        cache.units = units
+        cache.outputs = written
+        # The manifest is an input; when the build just added ids to it, take the stats again.
+        if report.manifest_updated:
+            inputs = tree_fingerprint([content_root, *theme_folders(content_root)], options.key())
+        cache.inputs = inputs
+        cache.site_identity = folder_identity(out_dir)
+        cache.save()
     return report
 
 

@@ -21,6 +21,7 @@ from generator import urls
 from generator.cache import UnitEntry
 from generator.diagnostics import Diagnostic
 from generator.linkcheck import check_page
+from generator.markdown import render_markdown, render_markdown_inline
 from generator.model import Record, Site
 from generator.outputs.api import dump_json, error_data
 from generator.outputs.search import meaning_words
@@ -82,6 +83,15 @@ def render_unit(task: RenderTask, env: Environment, record: Record) -> UnitResul
         cross_links=tuple(cross),
     )
     return UnitResult(record.id, entry, tuple(diagnostics))
+
+
+def record_extras(site: Site, record: Record) -> tuple[str, tuple[str, ...]]:
+    """What site-wide files need from a record whose page another shard renders."""
+    data = error_data(record, site.links[record.id], site.config)
+    rendered = [render_markdown(record.meaning), *map(render_markdown_inline, record.solutions)]
+    if record.when is not None and record.when.trigger:
+        rendered.append(render_markdown_inline(record.when.trigger))
+    return json.dumps(data, ensure_ascii=False), tuple(meaning_words(record, rendered))
 
 
 def _render_chunk(ids: list[str]) -> list[UnitResult]:

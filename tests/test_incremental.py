@@ -1,0 +1,134 @@
+"""Incremental builds give the same bytes as clean ones and rewrite only what changed."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from benchmarks.corpus import write_corpus
+from generator import cache as cache_module
+from generator.build import build
+from tests.conftest import REPO_ROOT
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
+    }
+
+
+def mtimes(folder: Path) -> dict[str, int]:
+    return {
+        str(p.relative_to(folder)): p.stat().st_mtime_ns for p in folder.rglob("*") if p.is_file()
+    }
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> tuple[Path, Path, Path]:
+    content = tmp_path / "content"
+    write_corpus(60, content)
+    theme = tmp_path / "mytheme"
+    shutil.copytree(REPO_ROOT / "themes" / "default", theme)
+    (content / "site.yaml").write_text(
+        "title: Incremental\nbase_url: https://inc.example.org/\ntheme: mytheme\n"
+    )
+    return content, tmp_path / "site", tmp_path / "cache"
+
+
+def incremental(content: Path, out: Path, cache: Path) -> None:
+    report = build(content, out, cache_dir=cache, jobs=2)
+    assert report.written or report.unchanged, [d.format() for d in report.diagnostics]
+
+
+def clean(content: Path, tmp_path: Path) -> dict[str, bytes]:
+    out = tmp_path / "clean"
+    if out.exists():
+        shutil.rmtree(out)
+    report = build(content, out, cache_dir=None, jobs=1)
+    assert report.written, [d.format() for d in report.diagnostics]
+    return snapshot(out)
+
+
+def test_no_op_rebuild_touches_nothing(project: tuple[Path, Path, Path]) -> None:
+    content, out, cache = project
+    incremental(content, out, cache)
+    before = mtimes(out)
+    report = build(content, out, cache_dir=cache)
+    assert report.unchanged
+    assert mtimes(out) == before
+
+
+def test_one_record_edited(project: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    content, out, cache = project
+    incremental(content, out, cache)
+    before = mtimes(out)
+    record = sorted((content / "errors").rglob("*.yaml"))[7]
+    text = record.read_text()
+    record.write_text(text.replace("is checked while", "is checked early while", 1))
+    report = build(content, out, cache_dir=cache)
+    assert report.written and report.pages_rendered == 1 and report.pages_kept == 59
+    assert snapshot(out) == clean(content, tmp_path)
+    after = mtimes(out)
+    changed = sorted(path for path in after if before.get(path) != after[path])
+    error_id = text.split('id: "')[1].split('"')[0]
+    assert f"errors/{error_id}/index.html" in changed
+    assert f"api/errors/{error_id}.json" in changed
+    assert "api/errors.ndjson" in changed and "assets/search-index.js" in changed
+    assert len(changed) <= 8, changed
+
+
+def test_related_title_change_reaches_the_pages_that_link_to_it(
+    project: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    content, out, cache = project
+    incremental(content, out, cache)
+    target = sorted((content / "errors").rglob("*.yaml"))[3]
+    error_id = target.read_text().split('id: "')[1].split('"')[0]
+    target.write_text(target.read_text().replace("(case ", "(renamed case ", 1))
+    incremental(content, out, cache)
+    assert snapshot(out) == clean(content, tmp_path)
+    linking = [
+        p
+        for p in (out / "errors").rglob("index.html")
+        if f"../{error_id}/index.html" in p.read_text()
+    ]
+    assert linking and all("renamed case" in p.read_text() for p in linking)
+
+
+@pytest.mark.parametrize("change", ["template", "css", "settings", "code", "snippet"])
+def test_every_kind_of_input_change_shows_up(
+    project: tuple[Path, Path, Path], tmp_path: Path, change: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    content, out, cache = project
+    incremental(content, out, cache)
+    theme = content.parent / "mytheme"
+    if change == "template":
+        error_html = theme / "templates" / "error.html"
+        error_html.write_text(error_html.read_text().replace("Error message", "The message"))
+    elif change == "css":
+        (theme / "static" / "style.css").write_text("body { color: red; }\n")
+    elif change == "settings":
+        (content / "site.yaml").write_text(
+            "title: Renamed\nbase_url: https://inc.example.org/\ntheme: mytheme\n"
+        )
+    elif change == "code":
+        real = cache_module.code_version()
+        monkeypatch.setattr("generator.build.code_version", lambda: real + "-next")
+    else:
+        snippet = sorted((content / "snippets").rglob("*.py"))[5]
+        snippet.write_text(snippet.read_text().replace("keep going", "carry on"))
+    report = build(content, out, cache_dir=cache)
+    assert report.written
+    assert snapshot(out) == clean(content, tmp_path)
+
+
+def test_a_site_changed_by_hand_is_rebuilt_not_trusted(
+    project: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    content, out, cache = project
+    incremental(content, out, cache)
+    shutil.rmtree(out)
+    incremental(content, out, cache)
+    assert snapshot(out) == clean(content, tmp_path)
