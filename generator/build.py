@@ -72,9 +72,8 @@ class BuildOptions:
     shard: tuple[int, int] = (1, 1)  # K of N
 
     def key(self) -> str:
-        return repr(
-            (self.base_url, self.include_drafts, self.shard, os.environ.get("SOURCE_DATE_EPOCH"))
-        )
+        epoch = os.environ.get("SOURCE_DATE_EPOCH")
+        return repr((self.base_url, self.include_drafts, self.strict, self.shard, epoch))
 
 
 @dataclass
@@ -389,6 +388,7 @@ def build(
         and cache.site_identity == folder_identity(out_dir)
     ):
         report.unchanged = True
+        report.diagnostics = list(cache.warnings)  # said again, so they are not forgotten
         return report
     site, theme_dir = load_site(content_root, base_url, report, include_drafts, cache, jobs)
     if site is None or theme_dir is None:
@@ -432,6 +432,7 @@ def build(
     if cache_path is not None:
         cache.units = units
         cache.outputs = written
+        cache.warnings = tuple(report.diagnostics)
         # The manifest is an input; when the build just added ids to it, take the stats again.
         if report.manifest_updated:
             inputs = tree_fingerprint([content_root, *theme_folders(content_root)], options.key())
