@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from generator import __version__
+from generator.diagnostics import Diagnostic
 from generator.loader import SnippetFiles, StatKey
 from generator.model import Record
 
@@ -53,6 +54,7 @@ class BuildCache:
     records: dict[str, RecordEntry] = field(default_factory=dict)
     units: dict[str, UnitEntry] = field(default_factory=dict)
     outputs: dict[str, str] = field(default_factory=dict)  # site path -> sha256
+    warnings: tuple[Diagnostic, ...] = ()  # what the last build reported, repeated on a no-op
 
     def reuse(self, shown: str, stat: StatKey, snippets: SnippetFiles) -> Record | None:
         """The cached record for a file unchanged since (with its snippet file unchanged)."""
