@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from functools import lru_cache
 from html import escape
 
@@ -11,6 +12,7 @@ from pygments.lexer import Lexer
 from pygments.lexers import TextLexer, get_lexer_by_name
 from pygments.util import ClassNotFound
 
+from generator.pylex import PYTHON_LANGUAGES, python_tokens
 from generator.reveal import reveal_html
 
 LIGHT_STYLE = "default"
@@ -30,9 +32,19 @@ def lexer_for(language: str) -> Lexer:
 _FORMATTER = HtmlFormatter(nowrap=True)
 
 
+def formatted(code: str, language: str) -> str:
+    """Highlighted HTML lines (no wrapper); Python through the fast lexer."""
+    tokens = python_tokens(code) if language in PYTHON_LANGUAGES else None
+    if tokens is None:
+        return str(highlight(code, lexer_for(language), _FORMATTER))
+    out = io.StringIO()
+    _FORMATTER.format(tokens, out)
+    return out.getvalue()
+
+
 def highlight_lines(code: str, language: str) -> list[str]:
     """Highlight code and return one self-contained HTML fragment per source line."""
-    html = str(highlight(code, lexer_for(language), _FORMATTER))
+    html = formatted(code, language)
     if html.endswith("\n"):
         html = html[:-1]
     lines = reveal_html(html).split("\n")
@@ -42,8 +54,7 @@ def highlight_lines(code: str, language: str) -> list[str]:
 
 def highlight_block(code: str, language: str) -> str:
     """Highlight a code block as `<pre class="hl">`, labelled with its language."""
-    lexer = lexer_for(language)
-    body = reveal_html(str(highlight(code.rstrip("\n"), lexer, _FORMATTER)).rstrip("\n"))
+    body = reveal_html(formatted(code.rstrip("\n"), language).rstrip("\n"))
     name = escape(language or "text", quote=True)
     return f'<pre class="hl" data-lang="{name}"><code>{body}</code></pre>'
 

@@ -135,3 +135,12 @@ def test_rendered_pages_are_inert_and_show_the_text(
     expected = "".join(reveal_text(part.text) for part in message_parts(message))
     assert shown.get_text() == expected
     assert all(c not in shown.get_text() for c in "\u202e\u200b")
+
+
+@PROPERTY_SETTINGS
+@given(st.text(max_size=300) | st.sampled_from(["    x = (\n", "  if a:\n b\n", '"""open', "def f(:\n  pass\n"]))
+def test_fast_python_lexer_keeps_every_character(code: str) -> None:
+    from generator.pylex import python_tokens
+
+    tokens = python_tokens(code)
+    assert tokens is None or "".join(text for _, text in tokens) == code

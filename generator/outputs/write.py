@@ -14,6 +14,7 @@ import ctypes.util
 import hashlib
 import os
 import posixpath
+import re
 import shutil
 import sys
 import tempfile
@@ -90,11 +91,17 @@ def _exchange(a: Path, b: Path) -> bool:
 
 
 def remove_leftovers(out_dir: Path) -> None:
-    """Delete staging folders left by builds that were killed."""
-    for pattern in (f".{out_dir.name}.new-*", f".{out_dir.name}.old-*"):
-        for leftover in out_dir.parent.glob(pattern):
-            if (leftover / MARKER).is_file() or not any(leftover.iterdir()):
-                shutil.rmtree(leftover, ignore_errors=True)
+    """Delete staging folders left by builds that were killed.
+
+    They are ours by name: the output's name after a dot, `.new-` or `.old-`,
+    and mkdtemp's eight random characters. A kill while the replaced site was
+    being deleted can leave one without its marker, so the name is what counts.
+    """
+    name = re.escape(out_dir.name)
+    ours = re.compile(rf"\.{name}\.(new|old)-[A-Za-z0-9_]{{8}}")
+    for leftover in out_dir.parent.iterdir():
+        if ours.fullmatch(leftover.name) and leftover.is_dir() and not leftover.is_symlink():
+            shutil.rmtree(leftover, ignore_errors=True)
 
 
 class Staging:
