@@ -76,8 +76,21 @@ def language_for(path: str) -> str:
     return _language_for_name(f"x{suffix}" if suffix else name)
 
 
+# Common suffixes answered without Pygments, whose first filename lookup compiles every pattern.
+COMMON_LANGUAGES = {
+    ".py": "python", ".pyi": "python", ".js": "javascript", ".mjs": "javascript",
+    ".ts": "typescript", ".go": "go", ".rs": "rust", ".java": "java", ".kt": "kotlin",
+    ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".hpp": "cpp", ".rb": "ruby",
+    ".sh": "bash", ".php": "php", ".cs": "csharp", ".swift": "swift", ".scala": "scala",
+    ".yaml": "yaml", ".yml": "yaml", ".json": "json", ".toml": "toml", ".sql": "sql",
+}  # fmt: skip
+
+
 @lru_cache(maxsize=512)
 def _language_for_name(name: str) -> str:
+    suffix = posixpath.splitext(name)[1].lower()
+    if suffix in COMMON_LANGUAGES:
+        return COMMON_LANGUAGES[suffix]
     try:
         return str(get_lexer_for_filename(name).aliases[0])
     except ClassNotFound:
