@@ -28,6 +28,7 @@ from generator.cache import (
     folder_identity,
     load_cache,
     tree_fingerprint,
+    unchanged_since,
 )
 from generator.config import normalise_base_url, read_config
 from generator.diagnostics import (
@@ -380,13 +381,13 @@ def build(
         return report
     code = code_version()
     cache_path = cache_file(cache_dir, out_dir, options.key()) if cache_dir and out_dir else None
-    cache = load_cache(cache_path, code)
     inputs = tree_fingerprint([content_root, *theme_folders(content_root)], options.key())
-    if (
-        out_dir is not None
-        and cache.inputs == inputs
-        and cache.site_identity == folder_identity(out_dir)
-    ):
+    site_identity = folder_identity(out_dir) if out_dir is not None else None
+    if unchanged_since(cache_path, code, inputs, site_identity):
+        report.unchanged = True  # decided without loading the cache itself
+        return report
+    cache = load_cache(cache_path, code)
+    if out_dir is not None and cache.inputs == inputs and cache.site_identity == site_identity:
         report.unchanged = True
         report.diagnostics = list(cache.warnings)  # said again, so they are not forgotten
         return report

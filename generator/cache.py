@@ -10,6 +10,7 @@ and errpages' own code, so a change to any of them shows up.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import pickle
 from dataclasses import dataclass, field
@@ -76,6 +77,38 @@ class BuildCache:
         with open(temp, "wb") as stream:
             pickle.dump((CACHE_FORMAT, self), stream, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(temp, self.path)
+        # A small summary beside it answers "did anything change?" without loading it all.
+        head = json.dumps(
+            {
+                "format": CACHE_FORMAT,
+                "code": self.code,
+                "inputs": self.inputs,
+                "site": list(self.site_identity or ()),
+                "warnings": len(self.warnings),
+            }
+        )
+        head_path = self.path.with_suffix(".head")
+        head_path.with_suffix(".headtmp").write_text(head)
+        os.replace(head_path.with_suffix(".headtmp"), head_path)
+
+
+def unchanged_since(
+    path: Path | None, code: str, inputs: str, site: tuple[int, int] | None
+) -> bool:
+    """True when the last build saw these very inputs and wrote this very output folder."""
+    if path is None or site is None:
+        return False
+    try:
+        head = json.loads(path.with_suffix(".head").read_text())
+    except (OSError, ValueError):
+        return False
+    return bool(
+        head.get("format") == CACHE_FORMAT
+        and head.get("code") == code
+        and head.get("inputs") == inputs
+        and tuple(head.get("site", ())) == site
+        and head.get("warnings") == 0
+    )
 
 
 def code_version() -> str:
