@@ -55,9 +55,9 @@ from generator.parallel import fork_map
 from generator.published import Manifest, check_published, update_manifest
 from generator.render import make_environment, render_error_page
 from generator.schema import validate_document
+from generator.themes import BUILTIN_THEMES, theme_layers
 from generator.yamldoc import parse_yaml
 
-BUILTIN_THEMES = Path(__file__).resolve().parent.parent / "themes"
 DEFAULT_CACHE_DIR = Path(".errpages-cache")
 
 
@@ -109,15 +109,15 @@ def find_theme(config: SiteConfig, content_root: Path) -> tuple[Path | None, lis
     candidates = [BUILTIN_THEMES / config.theme] if "/" not in config.theme else []
     candidates.append((content_root.parent / config.theme).resolve())
     for candidate in candidates:
-        if (candidate / "templates").is_dir():
+        if (candidate / "templates").is_dir() or (candidate / "static").is_dir():
             return candidate, []
     where = Position(display_path(content_root / "site.yaml"))
     return None, [
         error(
             where,
             "theme",
-            f"no theme {config.theme!r} (expected a folder with "
-            "templates/, or the name of a built-in theme such as 'default')",
+            f"no theme {config.theme!r} (expected a folder with templates/ or static/ "
+            "beside the content folder, or the name of a built-in theme such as 'default')",
         )
     ]
 
@@ -474,8 +474,8 @@ def theme_folders(content_root: Path) -> list[Path]:
         document, _ = parse_yaml(loaded_config.read_text(encoding="utf-8-sig"), str(loaded_config))
         config, _ = read_config(document)
     theme_dir, _ = find_theme(config, content_root)
-    return [theme_dir] if theme_dir is not None else []
+    return theme_layers(theme_dir) if theme_dir is not None else []
 
 
 def theme_folders_fingerprint(theme_dir: Path) -> str:
-    return tree_fingerprint([theme_dir], "theme")
+    return tree_fingerprint(theme_layers(theme_dir), "theme")

@@ -15,7 +15,7 @@ import click
 
 from generator import __version__, urls
 from generator.build import DEFAULT_CACHE_DIR, BuildReport, build, load_site
-from generator.diagnostics import Level
+from generator.diagnostics import Diagnostic, Level
 from generator.drift import drift_table, run_drift, save_drift
 from generator.git import GitError
 from generator.loader import display_path
@@ -24,10 +24,17 @@ from generator.model import SiteConfig
 from generator.pin import pin_record
 from generator.pinning import PinError
 from generator.record_schema import record_schema
-from generator.scaffold import fresh_id, new_record_path, record_text, write_new_record
+from generator.scaffold import (
+    fresh_id,
+    new_record_path,
+    record_text,
+    schema_reference,
+    write_new_record,
+)
 from generator.scan import scan_repository
 from generator.schema import REPO_RE
 from generator.serve import free_port_server, url_of
+from generator.themes import eject_theme
 
 CONTENT_OPTION = click.option(
     "--content",
@@ -160,9 +167,10 @@ def build_command(
 @click.option(
     "--format",
     "output_format",
-    type=click.Choice(["text", "json"]),
+    type=click.Choice(["text", "json", "github"]),
     default="text",
     show_default=True,
+    help="github: workflow commands that annotate the lines in a pull request.",
 )
 def check_command(content: Path, strict: bool, drafts: bool, output_format: str) -> None:
     """Validate the content and render it in memory, writing nothing."""
@@ -181,12 +189,36 @@ def check_command(content: Path, strict: bool, drafts: bool, output_format: str)
             for d in report.diagnostics
         ]
         click.echo(json.dumps({"ok": not report.failed(strict), "problems": problems}, indent=2))
+    elif output_format == "github":
+        for diagnostic in report.diagnostics:
+            click.echo(github_annotation(diagnostic))
     else:
         print_diagnostics(report)
         if not report.failed(strict):
             count = len(report.site.records) if report.site else 0
             click.echo(f"{count} records OK")
     sys.exit(1 if report.failed(strict) else 0)
+
+
+def github_annotation(diagnostic: Diagnostic) -> str:
+    """A GitHub Actions workflow command: `::error file=…,line=…,col=…,title=…::message`."""
+
+    def data(text: str) -> str:
+        return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+    def prop(text: str) -> str:
+        return data(text).replace(":", "%3A").replace(",", "%2C")
+
+    position = diagnostic.position
+    props = [f"file={prop(position.path)}"]
+    if position.line > 0:
+        props.append(f"line={position.line}")
+        if position.col > 0:
+            props.append(f"col={position.col}")
+    if diagnostic.field:
+        props.append(f"title={prop(diagnostic.field)}")
+    message = diagnostic.message + (f" (hint: {diagnostic.hint})" if diagnostic.hint else "")
+    return f"::{diagnostic.level.value} {','.join(props)}::{data(message)}"
 
 
 def ask(value: str | None, label: str) -> str:
@@ -218,7 +250,9 @@ def new_command(
     record_id = fresh_id(repo, exception, message, taken)
     path = new_record_path(content, repo, message)
     try:
-        write_new_record(path, record_text(repo, exception, message, record_id), force)
+        base_url = report.site.config.base_url if report.site else ""
+        schema = schema_reference(path, content, base_url)
+        write_new_record(path, record_text(repo, exception, message, record_id, schema), force)
     except FileExistsError:
         click.echo(f"{display_path(path)} already exists; use --force to replace it.", err=True)
         sys.exit(1)
@@ -419,6 +453,30 @@ def serve_command(content: Path, out: Path, host: str, port: int, drafts: bool) 
         click.echo("Stopped.")
     finally:
         server.server_close()
+
+
+@cli.group("theme")
+def theme_group() -> None:
+    """Work with themes."""
+
+
+@theme_group.command("eject")
+@click.argument(
+    "target", type=click.Path(file_okay=False, path_type=Path), default=Path("themes/mytheme")
+)
+@click.option("--force", is_flag=True, help="Copy into a folder that is not empty.")
+def theme_eject_command(target: Path, force: bool) -> None:
+    """Copy the default theme to TARGET (default themes/mytheme) to start a theme from."""
+    try:
+        copied = eject_theme(target, force)
+    except FileExistsError:
+        click.echo(f"{display_path(target)} is not empty; use --force to copy into it.", err=True)
+        sys.exit(1)
+    click.echo(
+        f"Copied {len(copied)} files to {display_path(target)}. Set `theme: {target.as_posix()}` "
+        "in content/site.yaml (relative to the folder that holds content/); keep only the "
+        "files you change, the rest comes from the default theme."
+    )
 
 
 @cli.command("schema")

@@ -26,6 +26,7 @@ from generator.markdown import render_markdown, render_markdown_inline, text_of_
 from generator.messages import message_parts, placeholder_names
 from generator.model import DriftNote, ErrorLinks, LinkRef, Record, Site, SiteConfig
 from generator.reveal import finalize, reveal_html, reveal_text
+from generator.themes import theme_layers
 
 
 def anchor(text: str) -> str:
@@ -34,9 +35,12 @@ def anchor(text: str) -> str:
 
 
 def make_environment(theme_dir: Path) -> Environment:
-    """Build the Jinja environment for a theme: autoescape everything, fail on undefined names."""
+    """Build the Jinja environment for a theme (and the default theme it inherits from).
+
+    Autoescape everything, fail on undefined names.
+    """
     env = Environment(
-        loader=FileSystemLoader(str(theme_dir / "templates")),
+        loader=FileSystemLoader([str(layer / "templates") for layer in theme_layers(theme_dir)]),
         autoescape=select_autoescape(default=True, default_for_string=True),
         undefined=StrictUndefined,
         trim_blocks=True,

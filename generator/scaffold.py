@@ -22,11 +22,22 @@ def quoted(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
-def record_text(repo: str, exception: str, message: str, record_id: str) -> str:
+def schema_reference(record_path: Path, content_root: Path, base_url: str) -> str:
+    """Where editors find the record schema: the repository's copy, else the published one."""
+    local = content_root.resolve().parent / "schema" / "record.schema.json"
+    if local.is_file():
+        return os.path.relpath(local, record_path.resolve().parent)
+    return f"{base_url}api/schema.json" if base_url else ""
+
+
+def record_text(repo: str, exception: str, message: str, record_id: str, schema: str = "") -> str:
     """The text of a new record: identity filled in, the rest ready to write."""
-    return f"""\
+    editor_line = f"# yaml-language-server: $schema={schema}\n" if schema else ""
+    return (
+        editor_line
+        + f"""\
 # Error record: see the record format in the README.
-id: {record_id}  # permanent: the page's URL. Keep it when the message changes.
+id: "{record_id}"  # permanent: the page's URL. Keep it when the message changes.
 repo: {quoted(repo)}
 kind: error
 exception: {quoted(exception)}
@@ -49,6 +60,7 @@ when:
 related: []
 tags: []
 """
+    )
 
 
 def new_record_path(content_root: Path, repo: str, message: str) -> Path:

@@ -71,3 +71,51 @@ def test_new_picks_another_id_when_derived_one_is_taken(make_content) -> None:  
     assert result.exit_code == 0, result.output
     text = Path(content / "errors" / "acme" / "widgets" / "bad-widget.yaml").read_text()
     assert yaml.safe_load(text)["id"] != taken
+
+
+def test_new_record_names_the_schema_for_editors(make_content) -> None:  # type: ignore[no-untyped-def]
+    content = make_content({})
+    run_cli("new", "--content", str(content), "--repo", "a/b", "--exception", "E", "--message", "m")
+    first = (content / "errors" / "a" / "b" / "m.yaml").read_text().splitlines()[0]
+    # No repository copy of the schema next to this content, and no base_url: nothing to name.
+    assert not first.startswith("# yaml-language-server")
+
+
+def test_new_record_in_the_repository_points_at_its_schema(tmp_path: Path) -> None:
+    from tests.conftest import REPO_ROOT
+
+    content = REPO_ROOT / "content"
+    result = run_cli(
+        "new",
+        "--content",
+        str(content),
+        "--repo",
+        "zz-test/scratch",
+        "--exception",
+        "E",
+        "--message",
+        "schema line test",
+    )
+    path = content / "errors" / "zz-test" / "scratch" / "schema-line-test.yaml"
+    try:
+        assert result.exit_code == 0, result.output
+        first = path.read_text().splitlines()[0]
+        assert first == "# yaml-language-server: $schema=../../../../schema/record.schema.json"
+        assert (path.parent / "../../../../schema/record.schema.json").resolve().is_file()
+    finally:
+        path.unlink(missing_ok=True)
+        for folder in (path.parent, path.parent.parent):
+            folder.rmdir()
+
+
+def test_check_github_format(make_content) -> None:  # type: ignore[no-untyped-def]
+    content = make_content({"errors/a.yaml": valid_record() + "soltuions: [x]\nkind: 'a,b:c'\n"})
+    result = run_cli("check", "--content", str(content), "--format", "github")
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert any(
+        line.startswith("::error file=")
+        and ",line=17,col=1,title=soltuions::unknown field 'soltuions'" in line
+        for line in lines
+    ), lines
+    assert any("'a,b:c' is not a kind" in line and ",title=kind::" in line for line in lines), lines

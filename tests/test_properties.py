@@ -138,7 +138,10 @@ def test_rendered_pages_are_inert_and_show_the_text(
 
 
 @PROPERTY_SETTINGS
-@given(st.text(max_size=300) | st.sampled_from(["    x = (\n", "  if a:\n b\n", '"""open', "def f(:\n  pass\n"]))
+@given(
+    st.text(max_size=300)
+    | st.sampled_from(["    x = (\n", "  if a:\n b\n", '"""open', "def f(:\n  pass\n"])
+)
 def test_fast_python_lexer_keeps_every_character(code: str) -> None:
     from generator.pylex import python_tokens
 

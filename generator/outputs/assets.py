@@ -7,17 +7,14 @@ from pathlib import Path
 from generator import urls
 from generator.highlight import pygments_css
 from generator.outputs import OutputFile
+from generator.themes import theme_files
 
 
 def asset_files(theme_dir: Path) -> list[OutputFile]:
-    """Copy every file under the theme's static/ to assets/, plus the highlighting CSS."""
-    static = theme_dir / "static"
+    """Copy the theme's static files (over the default's) to assets/, plus the Pygments CSS."""
     files = [
-        OutputFile(
-            "assets/" + path.relative_to(static).as_posix(), path.read_bytes(), f"theme {path}"
-        )
-        for path in sorted(static.rglob("*"))
-        if path.is_file()
+        OutputFile(f"assets/{name}", path.read_bytes(), f"theme {path}")
+        for name, path in theme_files(theme_dir, "static").items()
     ]
     files.append(OutputFile(urls.PYGMENTS_CSS, pygments_css().encode(), "Pygments styles"))
     return files
