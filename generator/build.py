@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -61,6 +61,9 @@ from generator.yamldoc import parse_yaml
 DEFAULT_CACHE_DIR = Path(".errpages-cache")
 
 
+Progress = Callable[[int, int], None]
+
+
 @dataclass(frozen=True)
 class BuildOptions:
     """How to build; everything here is part of the cache key."""
@@ -71,6 +74,7 @@ class BuildOptions:
     jobs: int = 0  # 0: one process per core
     cache_dir: Path | None = DEFAULT_CACHE_DIR  # None: no cache (a clean build)
     shard: tuple[int, int] = (1, 1)  # K of N
+    progress: Progress | None = field(default=None, compare=False)  # told (done, total) pages
 
     def key(self) -> str:
         epoch = os.environ.get("SOURCE_DATE_EPOCH")
@@ -311,10 +315,15 @@ def render_records(
     to_render, units = kept_units(task, plan.records, cache.units)
     report.pages_kept = len(units)
     jobs = options.jobs or os.cpu_count() or 1
+    total = len(plan.records)
+    if options.progress:
+        options.progress(len(units), total)
     try:
         for result in render_units(task, to_render, jobs):
             units[result.record_id] = result.entry
             report.diagnostics += result.diagnostics
+            if options.progress:
+                options.progress(len(units), total)
     except TemplateError as exc:
         report.diagnostics.append(template_diagnostic(exc, theme_dir))
     report.pages_rendered = len(to_render)
@@ -366,9 +375,10 @@ def build(
     jobs: int = 0,
     cache_dir: Path | None = DEFAULT_CACHE_DIR,
     shard: tuple[int, int] = (1, 1),
+    progress: Progress | None = None,
 ) -> BuildReport:
     """Build the site from content_root into out_dir (None: check only, write nothing)."""
-    options = BuildOptions(base_url, strict, include_drafts, jobs, cache_dir, shard)
+    options = BuildOptions(base_url, strict, include_drafts, jobs, cache_dir, shard, progress)
     report = BuildReport()
     if out_dir is not None:
         report.diagnostics += check_output_folder(out_dir)

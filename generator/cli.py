@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 import time
@@ -12,6 +13,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 import click
+from tqdm import tqdm
 
 from generator import __version__, urls
 from generator.build import DEFAULT_CACHE_DIR, BuildReport, build, load_site
@@ -48,6 +50,27 @@ STRICT_OPTION = click.option("--strict", is_flag=True, help="Treat warnings as e
 DRAFTS_OPTION = click.option(
     "--drafts", is_flag=True, help="Include records marked 'draft: true' (left out by default)."
 )
+
+
+class ProgressBar:
+    """A progress bar on a terminal (tqdm); nothing in pipes, CI or with --quiet."""
+
+    def __init__(self, label: str, enabled: bool) -> None:
+        self.label = label
+        self.enabled = enabled and sys.stderr.isatty() and not os.environ.get("CI")
+        self.bar: tqdm[Any] | None = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled or total < 50:
+            return
+        if self.bar is None:
+            self.bar = tqdm(total=total, desc=self.label, unit="page", leave=False, file=sys.stderr)
+        self.bar.n = done
+        self.bar.refresh()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
 
 
 def print_diagnostics(report: BuildReport) -> None:
@@ -125,16 +148,21 @@ def build_command(
 ) -> None:
     """Build the site from the content folder."""
     started = time.perf_counter()
-    report = build(
-        content,
-        out,
-        base_url=base_url,
-        strict=strict,
-        include_drafts=drafts,
-        jobs=jobs,
-        cache_dir=None if no_cache else cache_dir,
-        shard=shard,
-    )
+    progress = ProgressBar("Rendering", enabled=not quiet)
+    try:
+        report = build(
+            content,
+            out,
+            base_url=base_url,
+            strict=strict,
+            include_drafts=drafts,
+            jobs=jobs,
+            cache_dir=None if no_cache else cache_dir,
+            shard=shard,
+            progress=progress,
+        )
+    finally:
+        progress.close()
     print_diagnostics(report)
     if verbose:
         for stage, seconds in report.timings.items():

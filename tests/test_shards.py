@@ -58,3 +58,12 @@ def test_bad_shard_is_a_usage_error(corpus: tuple[Path, dict[str, bytes]], tmp_p
             "build", "--content", str(content), "--out", str(tmp_path / "s"), "--shard", value
         )
         assert result.exit_code == 2, value
+
+
+def test_no_progress_bar_in_pipes(corpus: tuple[Path, dict[str, bytes]], tmp_path: Path) -> None:
+    content, _ = corpus
+    result = run_cli("build", "--content", str(content), "--out", str(tmp_path / "s"), "--no-cache")
+    assert result.exit_code == 0
+    assert "Rendering" not in result.stderr and "page/s" not in result.stderr
+    assert result.stdout.startswith("Built 50 errors into ")
+    assert ": 50 rendered, 0 unchanged, " in result.stdout
