@@ -57,8 +57,9 @@ DRAFTS_OPTION = click.option(
 class ProgressBar:
     """A progress bar on a terminal (tqdm); nothing in pipes, CI or with --quiet."""
 
-    def __init__(self, label: str, enabled: bool) -> None:
+    def __init__(self, label: str, enabled: bool, unit: str = "page") -> None:
         self.label = label
+        self.unit = unit
         self.enabled = enabled and sys.stderr.isatty() and not os.environ.get("CI")
         self.bar: tqdm[Any] | None = None
 
@@ -66,7 +67,9 @@ class ProgressBar:
         if not self.enabled or total < 50:
             return
         if self.bar is None:
-            self.bar = tqdm(total=total, desc=self.label, unit="page", leave=False, file=sys.stderr)
+            self.bar = tqdm(
+                total=total, desc=self.label, unit=self.unit, leave=False, file=sys.stderr
+            )
         self.bar.n = done
         self.bar.refresh()
 
@@ -396,7 +399,11 @@ def scan_command(
     if not REPO_RE.match(repo):
         raise click.BadParameter(f"{repo!r} is not owner/name", param_hint="--repo")
     try:
-        summary = scan_repository(content, repo_dir, repo, rev, under, out)
+        progress = ProgressBar("Scanning", enabled=not as_json, unit="file")
+        try:
+            summary = scan_repository(content, repo_dir, repo, rev, under, out, progress)
+        finally:
+            progress.close()
     except (PinError, GitError) as exc:
         click.echo(f"errpages scan: {exc}", err=True)
         sys.exit(1)
@@ -424,7 +431,11 @@ def drift_command(
 ) -> None:
     """Check pinned records against the repository: same, moved, changed or removed."""
     try:
-        report = run_drift(content, repo_dir, rev, repo, update)
+        progress = ProgressBar("Checking", enabled=not as_json, unit="record")
+        try:
+            report = run_drift(content, repo_dir, rev, repo, update, progress)
+        finally:
+            progress.close()
     except (PinError, GitError) as exc:
         click.echo(f"errpages drift: {exc}", err=True)
         sys.exit(1)

@@ -14,6 +14,7 @@ import dataclasses
 import datetime
 import difflib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -178,6 +179,7 @@ def run_drift(
     rev: str = "HEAD",
     repo: str | None = None,
     update: bool = False,
+    progress: Callable[[int, int], None] | None = None,
 ) -> DriftReport:
     """Check every record of the repository; re-pin `same` and `moved` ones when updating."""
     repository = open_repository(repo_dir)
@@ -188,7 +190,10 @@ def run_drift(
     problems = [d.format().splitlines()[0] for d in diagnostics if d.level.value == "error"]
     rows: list[DriftRow] = []
     updated: list[str] = []
-    for record in sorted(records, key=lambda r: r.id):
+    ordered = sorted(records, key=lambda r: r.id)
+    for done, record in enumerate(ordered, start=1):
+        if progress:
+            progress(done, len(ordered))
         if repo is not None and record.repo != repo:
             continue
         row, located = drift_record(repository, record, target)

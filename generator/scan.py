@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import posixpath
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -127,6 +128,7 @@ def scan_repository(
     rev: str = "HEAD",
     under: str = "",
     out_dir: Path | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> ScanSummary:
     """Scaffold a draft record for every raise site in REV that no record covers yet."""
     repository = open_repository(repo_dir)
@@ -139,7 +141,9 @@ def scan_repository(
     out_dir = out_dir or content_root / "errors" / repo
     paths = [p for p in list_files(repository, commit, under) if p.endswith(PYTHON_SUFFIXES)]
     contents = read_files(repository, commit, paths)
-    for path in paths:
+    for done, path in enumerate(paths, start=1):
+        if progress:
+            progress(done, len(paths))
         try:
             source = decode_source(contents[path], path)
             sites, skipped = scan_source(source)
