@@ -49,6 +49,13 @@ CONTENT_OPTION = click.option(
     help="The content folder (site.yaml, errors/, snippets/).",
 )
 STRICT_OPTION = click.option("--strict", is_flag=True, help="Treat warnings as errors.")
+CACHE_DIR_OPTION = click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=DEFAULT_CACHE_DIR,
+    show_default=True,
+    help="Where the build cache lives.",
+)
 DRAFTS_OPTION = click.option(
     "--drafts", is_flag=True, help="Include records marked 'draft: true' (left out by default)."
 )
@@ -122,13 +129,7 @@ def parse_shard(_ctx: click.Context, _param: click.Parameter, value: str | None)
     type=click.IntRange(0, 256),
     help="Worker processes (default: one per core).",
 )
-@click.option(
-    "--cache-dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=DEFAULT_CACHE_DIR,
-    show_default=True,
-    help="Where the build cache lives.",
-)
+@CACHE_DIR_OPTION
 @click.option("--no-cache", is_flag=True, help="Build from scratch, ignoring the cache.")
 @click.option(
     "--shard",
@@ -478,13 +479,7 @@ def drift_command(
     type=click.IntRange(0, 65535),
     help="Port; the next free one is taken when it is busy (0: any).",
 )
-@click.option(
-    "--cache-dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=DEFAULT_CACHE_DIR,
-    show_default=True,
-    help="Where the build cache lives.",
-)
+@CACHE_DIR_OPTION
 @click.option("--no-watch", is_flag=True, help="Serve only; do not rebuild on changes.")
 @DRAFTS_OPTION
 def serve_command(
