@@ -5,16 +5,24 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 HOST ?= 127.0.0.1
 STAMP := $(VENV)/.installed
+TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: install site serve test lint typecheck golden schema clean
+.PHONY: install install-test site serve test lint typecheck golden schema clean
 
+# What building and serving need; the test tools come with `make test`.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e .
 	touch $(STAMP)
 
+$(TEST_STAMP): $(STAMP) pyproject.toml
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(TEST_STAMP)
+
 install: $(STAMP)
+
+install-test: $(TEST_STAMP)
 
 ## Build the example site from content/ into site/.
 site: install
@@ -24,11 +32,11 @@ site: install
 serve: install
 	$(BIN)/errpages serve --content content --out site --host $(HOST) --port $(PORT)
 
-lint: install
+lint: install-test
 	$(BIN)/ruff check generator tests benchmarks
 	$(BIN)/ruff format --check generator tests benchmarks
 
-typecheck: install
+typecheck: install-test
 	$(BIN)/mypy
 
 ## The whole test suite: lint, types, then pytest.
@@ -36,7 +44,7 @@ test: lint typecheck
 	$(BIN)/python -m pytest -q
 
 ## Regenerate the golden pages in tests/golden/ after an intended output change.
-golden: install
+golden: install-test
 	$(BIN)/python -m tests.golden
 
 ## Rewrite schema/record.schema.json from the code.
