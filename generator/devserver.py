@@ -14,6 +14,8 @@ from collections.abc import Callable
 from http import HTTPStatus
 from pathlib import Path
 
+from watchfiles import watch
+
 from generator.serve import SiteHandler
 
 EVENTS_PATH = "/__errpages/events"
@@ -145,7 +147,5 @@ def watch_and_rebuild(
     folders: list[Path], rebuild: Callable[[], list[str]], state: LiveState, stop: threading.Event
 ) -> None:
     """Rebuild after each burst of changes (debounced: one save of many files, one build)."""
-    from watchfiles import watch
-
     for _changes in watch(*folders, debounce=300, step=50, stop_event=stop, raise_interrupt=False):
         state.publish(rebuild())
