@@ -499,7 +499,7 @@ def serve_command(
             return [d.format() for d in report.diagnostics if d.level is Level.ERROR]
         if not report.unchanged:
             click.echo(
-                f"Rebuilt: {report.pages_rendered} rendered, {report.pages_kept} unchanged "
+                f"Built: {report.pages_rendered} rendered, {report.pages_kept} unchanged "
                 f"in {time.perf_counter() - started:.2f}s"
             )
         return []
