@@ -180,15 +180,3 @@ class Staging:
         os.rename(out_dir, old)
         os.rename(self.root, out_dir)
         shutil.rmtree(old)
-
-
-def write_site(files: list[OutputFile], out_dir: Path) -> None:
-    """Write planned files into a staging folder and swap it in place of out_dir."""
-    staging = Staging(out_dir, {})
-    try:
-        for file in files:
-            staging.put(file.path, file.content)
-        staging.commit()
-    except BaseException:
-        staging.discard()
-        raise
