@@ -422,6 +422,7 @@ def build(
             cross = [
                 (link, record.file)
                 for record in plan.records
+                if record.id in units  # a record whose rendering failed has none
                 for link in units[record.id].cross_links
             ]
             report.diagnostics += check_cross_links(cross, staging.read)

@@ -115,3 +115,22 @@ def test_installed_package_builds_outside_the_repository(tmp_path: Path) -> None
     assert result.returncode == 0, result.stderr
     assert (work / "site" / "errors" / "0123456789abcdef" / "index.html").is_file()
     assert (work / "site" / "assets" / "search.js").is_file()
+
+
+def test_a_broken_theme_template_is_a_clean_error(make_content, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    theme = tmp_path / "broken"
+    (theme / "templates").mkdir(parents=True)
+    (theme / "templates" / "error.html").write_text(
+        "{% extends 'base.html' %}{% block main %}{{ record.nope }}{% endblock %}"
+    )
+    content = make_content({"errors/a.yaml": valid_record(), "site.yaml": "theme: broken\n"})
+    out = tmp_path / "site"
+    result = run_cli("build", "--content", str(content), "--out", str(out), "--no-cache")
+    assert result.exit_code == 1
+    assert "template: UndefinedError:" in result.stderr and "nope" in result.stderr
+    assert "Traceback" not in result.output
+    assert not out.exists()
+    (theme / "templates" / "error.html").write_text("{% block main %}{% endblock")
+    result = run_cli("build", "--content", str(content), "--out", str(out), "--no-cache")
+    assert result.exit_code == 1
+    assert "error.html:1:" in result.stderr and "template: TemplateSyntaxError" in result.stderr
