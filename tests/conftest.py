@@ -23,6 +23,18 @@ def run_cli(*args: str) -> Result:
     return CliRunner().invoke(cli, list(args), catch_exceptions=False)
 
 
+def leftovers(folder: Path, timeout: float = 10.0) -> list[str]:
+    """Staging folders still beside the output once the detached clean-up had its time."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while True:
+        found = sorted(p.name for p in folder.iterdir() if p.name.startswith("."))
+        if not found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.05)
+
+
 def parse_html(path: Path) -> BeautifulSoup:
     return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
 

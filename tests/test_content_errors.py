@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO_ROOT, parse_html, run_cli, valid_record
+from tests.conftest import REPO_ROOT, leftovers, parse_html, run_cli, valid_record
 
 INVALID = Path(__file__).resolve().parent / "invalid"
 CASES = sorted(p.name for p in INVALID.iterdir() if (p / "expected.txt").is_file())
@@ -97,7 +97,7 @@ def test_rebuild_replaces_a_site_errpages_wrote(make_content, tmp_path: Path) ->
     assert (out / "errors" / "fedcba9876543210" / "index.html").is_file()
     redirect = (out / "errors" / "0123456789abcdef" / "index.html").read_text()
     assert "url=../fedcba9876543210/index.html" in redirect
-    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+    assert leftovers(tmp_path) == []
 
 
 def test_a_published_id_must_keep_a_page(make_content, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

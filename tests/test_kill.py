@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from benchmarks.corpus import write_corpus
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, leftovers
 
 ROUNDS = int(os.environ.get("ERRPAGES_KILLS", "20"))
 
@@ -93,5 +93,4 @@ def test_killed_builds_leave_the_previous_site_whole(tmp_path: Path) -> None:
             kept += 1
     print(f"\n{ROUNDS} kills: {kept} left the previous site, {replaced} the new one; all whole")
     subprocess.run(build_command(content, out), check=True, cwd=REPO_ROOT, capture_output=True)
-    leftovers = [p.name for p in tmp_path.iterdir() if p.name.startswith(".site.")]
-    assert leftovers == []
+    assert [name for name in leftovers(tmp_path) if name.startswith(".site.")] == []

@@ -16,6 +16,7 @@ import os
 import posixpath
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -173,10 +174,30 @@ class Staging:
             os.rename(self.root, out_dir)
             return
         if _exchange(self.root, out_dir):
-            shutil.rmtree(self.root)
+            remove_later(self.root)
             return
         old = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.old-", dir=out_dir.parent))
         os.rmdir(old)
         os.rename(out_dir, old)
         os.rename(self.root, out_dir)
-        shutil.rmtree(old)
+        remove_later(old)
+
+
+def remove_later(folder: Path) -> None:
+    """Delete the replaced site without making the build wait for it.
+
+    Deleting tens of thousands of files took longer than an incremental build,
+    so a detached `rm -rf` does it after the swap; if it never runs to the
+    end, the next build removes what is left (the folder's name is ours).
+    """
+    rm = shutil.which("rm")
+    if rm is None:
+        shutil.rmtree(folder, ignore_errors=True)
+        return
+    subprocess.Popen(
+        [rm, "-rf", "--", str(folder)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
