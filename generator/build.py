@@ -48,7 +48,13 @@ from generator.outputs.api import api_files
 from generator.outputs.assets import asset_files
 from generator.outputs.hosting import hosting_files, redirect_files, source_date
 from generator.outputs.pages import page_files
-from generator.outputs.records import RenderTask, kept_units, record_extras, render_units
+from generator.outputs.records import (
+    RenderTask,
+    kept_units,
+    previous_lines,
+    record_extras,
+    render_units,
+)
 from generator.outputs.search import search_files
 from generator.outputs.write import Staging, check_collisions, check_output_folder
 from generator.parallel import fork_map
@@ -309,8 +315,12 @@ def render_records(
     options: BuildOptions,
     report: BuildReport,
     shared_key: str,
-) -> dict[str, UnitEntry]:
-    """Carry over unchanged record outputs, render the rest (in parallel), check their links."""
+) -> tuple[dict[str, UnitEntry], dict[str, str]]:
+    """Carry over unchanged record outputs, render the rest (in parallel), check their links.
+
+    Returns the units and the ndjson lines known so far (rendered now, or kept from the
+    previous api/errors.ndjson).
+    """
     task = RenderTask(site, theme_dir, staging, plan.paths, shared_key)
     to_render, units = kept_units(task, plan.records, cache.units)
     report.pages_kept = len(units)
@@ -318,16 +328,18 @@ def render_records(
     total = len(plan.records)
     if options.progress:
         options.progress(len(units), total)
+    lines = previous_lines(staging, set(units))
     try:
         for result in render_units(task, to_render, jobs):
             units[result.record_id] = result.entry
+            lines[result.record_id] = result.ndjson_line
             report.diagnostics += result.diagnostics
             if options.progress:
                 options.progress(len(units), total)
     except TemplateError as exc:
         report.diagnostics.append(template_diagnostic(exc, theme_dir))
     report.pages_rendered = len(to_render)
-    return units
+    return units, lines
 
 
 def stage_site_files(
@@ -336,6 +348,7 @@ def stage_site_files(
     plan: Plan,
     staging: Staging,
     units: dict[str, UnitEntry],
+    lines: dict[str, str],
     report: BuildReport,
 ) -> dict[str, str]:
     """Stage the site-wide files, the search index and the hosting files; check page links."""
@@ -343,9 +356,8 @@ def stage_site_files(
     files = list(plan.site_files)
     if plan.global_shard:
         words = {record_id: unit.meaning_words for record_id, unit in units.items()}
-        lines = {record_id: unit.ndjson_line for record_id, unit in units.items()}
         for record in site.records:
-            if record.id not in units:  # its page is another shard's
+            if record.id not in units or record.id not in lines:  # another shard's page
                 lines[record.id], words[record.id] = record_extras(site, record)
         files += search_files(site, words)
         try:
@@ -414,10 +426,10 @@ def build(
     try:
         shared_key = f"{code}\n{site.config!r}\n{theme_folders_fingerprint(theme_dir)}"
         with timed(report, "render"):
-            units = render_records(
+            units, lines = render_records(
                 site, theme_dir, plan, staging, cache, options, report, shared_key
             )
-            written = stage_site_files(site, theme_dir, plan, staging, units, report)
+            written = stage_site_files(site, theme_dir, plan, staging, units, lines, report)
         with timed(report, "linkcheck"):
             cross = [
                 (link, record.file)

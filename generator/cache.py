@@ -41,7 +41,6 @@ class UnitEntry:
 
     fingerprint: str
     files: tuple[tuple[str, str], ...]  # (site path, sha256)
-    ndjson_line: str
     meaning_words: tuple[str, ...]
     cross_links: tuple[tuple[str, str, str, str], ...]  # (page, target, fragment, url)
 

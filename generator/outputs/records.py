@@ -46,6 +46,7 @@ class UnitResult:
     record_id: str
     entry: UnitEntry
     diagnostics: tuple[Diagnostic, ...]
+    ndjson_line: str  # for api/errors.ndjson; kept records' lines come from the previous file
 
 
 _TASK: RenderTask | None = None
@@ -78,11 +79,10 @@ def render_unit(task: RenderTask, env: Environment, record: Record) -> UnitResul
     entry = UnitEntry(
         fingerprint=unit_fingerprint(site, record, task.shared_key),
         files=files,
-        ndjson_line=json.dumps(data, ensure_ascii=False),
         meaning_words=tuple(meaning_words(record, [str(h) for h in rendered])),
         cross_links=tuple(cross),
     )
-    return UnitResult(record.id, entry, tuple(diagnostics))
+    return UnitResult(record.id, entry, tuple(diagnostics), json.dumps(data, ensure_ascii=False))
 
 
 def record_extras(site: Site, record: Record) -> tuple[str, tuple[str, ...]]:
@@ -111,6 +111,17 @@ def render_units(task: RenderTask, records: list[Record], jobs: int) -> Iterator
         yield from fork_map(_render_chunk, [record.id for record in records], jobs)
     finally:
         _TASK = None
+
+
+def previous_lines(staging: Staging, wanted: set[str]) -> dict[str, str]:
+    """The previous build's ndjson lines of these records (each line starts with its id)."""
+    text = staging.read_previous(urls.ERRORS_NDJSON) if wanted else None
+    lines = {}
+    for line in (text or "").splitlines():
+        record_id = line[8:24]  # {"id": "<16 hex>", ...
+        if record_id in wanted and line.startswith('{"id": "'):
+            lines[record_id] = line
+    return lines
 
 
 def kept_units(

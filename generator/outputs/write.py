@@ -164,6 +164,15 @@ class Staging:
         except (OSError, UnicodeDecodeError):
             return None
 
+    def read_previous(self, path: str) -> str | None:
+        """A file of the previous output, when that output is one we wrote."""
+        if path not in self.previous:
+            return None
+        try:
+            return (self.out_dir / path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+
     def discard(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
 
