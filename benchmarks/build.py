@@ -259,7 +259,7 @@ def table(count: int, runs: list[Run]) -> str:
     clean = runs[0]
     lines = [
         f"\n{count} records",
-        "| tool | wall s | CPU s | peak MiB | notes |",
+        "| tool | wall s | CPU s | peak MiB (PSS) | notes |",
         "| --- | --- | --- | --- | --- |",
     ]
     for run in runs:
