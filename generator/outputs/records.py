@@ -105,12 +105,12 @@ def _render_chunk(ids: list[str]) -> list[UnitResult]:
 
 def render_units(task: RenderTask, records: list[Record], jobs: int) -> Iterator[UnitResult]:
     """Render these records' outputs, in forked worker processes when it pays."""
-    global _TASK
-    _TASK = task
+    global _TASK, _ENV
+    _TASK, _ENV = task, None  # a new build may have another theme: never reuse an environment
     try:
         yield from fork_map(_render_chunk, [record.id for record in records], jobs)
     finally:
-        _TASK = None
+        _TASK, _ENV = None, None
 
 
 def previous_lines(staging: Staging, wanted: set[str]) -> dict[str, str]:
