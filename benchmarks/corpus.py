@@ -49,13 +49,8 @@ def snippet(rng: random.Random, flag: str, message: str) -> str:
 
 
 def record(index: int, count: int, rng: random.Random) -> tuple[str, str, str]:
-    repo = f"acme/project-{index % 20:02d}"
-    exception = EXCEPTIONS[index % len(EXCEPTIONS)]
+    repo, exception, message = identity(index)
     flag = FLAGS[index % len(FLAGS)]
-    message = (
-        f"{flag} requires {rng.choice(FLAGS)} when {sentence(rng, 4)} is enabled "
-        f"(case {index}), got {{value!r}}."
-    )
     record_id = derive_id(repo, exception, message)
     related = sorted({derive_id(*identity(j)) for j in rng.sample(range(count), 5) if j != index})
     start = 100 + index % 900
