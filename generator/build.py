@@ -46,14 +46,14 @@ from generator.model import Record, Site, SiteConfig, TextFile
 from generator.outputs import OutputFile
 from generator.outputs.api import api_files
 from generator.outputs.assets import asset_files
-from generator.outputs.hosting import hosting_files, redirect_files, source_date
+from generator.outputs.hosting import hosting_files, ndjson_parts, redirect_files, source_date
 from generator.outputs.pages import page_files
 from generator.outputs.records import (
     RenderTask,
     kept_units,
-    previous_lines,
     record_extras,
     render_units,
+    unit_entry,
 )
 from generator.outputs.search import search_files
 from generator.outputs.write import Staging, check_collisions, check_output_folder
@@ -311,35 +311,28 @@ def render_records(
     theme_dir: Path,
     plan: Plan,
     staging: Staging,
-    cache: BuildCache,
+    cached: dict[str, UnitEntry],
     options: BuildOptions,
     report: BuildReport,
-    shared_key: str,
-) -> tuple[dict[str, UnitEntry], dict[str, str]]:
-    """Carry over unchanged record outputs, render the rest (in parallel), check their links.
-
-    Returns the units and the ndjson lines known so far (rendered now, or kept from the
-    previous api/errors.ndjson).
-    """
-    task = RenderTask(site, theme_dir, staging, plan.paths, shared_key)
-    to_render, units = kept_units(task, plan.records, cache.units)
+) -> dict[str, UnitEntry]:
+    """Carry over unchanged record outputs, render the rest (in parallel), check their links."""
+    task = RenderTask(site, theme_dir, staging, plan.paths)
+    to_render, units = kept_units(task, plan.records, cached)
     report.pages_kept = len(units)
-    jobs = options.jobs or os.cpu_count() or 1
     total = len(plan.records)
     if options.progress:
         options.progress(len(units), total)
-    lines = previous_lines(staging, set(units))
+    by_id = {record.id: record for record in to_render}
     try:
-        for result in render_units(task, to_render, jobs):
-            units[result.record_id] = result.entry
-            lines[result.record_id] = result.ndjson_line
+        for result in render_units(task, to_render, options.jobs):
+            units[result.record_id] = unit_entry(site, by_id[result.record_id], result)
             report.diagnostics += result.diagnostics
             if options.progress:
                 options.progress(len(units), total)
     except TemplateError as exc:
         report.diagnostics.append(template_diagnostic(exc, theme_dir))
     report.pages_rendered = len(to_render)
-    return units, lines
+    return units
 
 
 def stage_site_files(
@@ -348,7 +341,6 @@ def stage_site_files(
     plan: Plan,
     staging: Staging,
     units: dict[str, UnitEntry],
-    lines: dict[str, str],
     report: BuildReport,
 ) -> dict[str, str]:
     """Stage the site-wide files, the search index and the hosting files; check page links."""
@@ -356,17 +348,20 @@ def stage_site_files(
     files = list(plan.site_files)
     if plan.global_shard:
         words = {record_id: unit.meaning_words for record_id, unit in units.items()}
+        other_shards = {}
         for record in site.records:
-            if record.id not in units or record.id not in lines:  # another shard's page
-                lines[record.id], words[record.id] = record_extras(site, record)
+            if record.id not in units:  # another shard renders its page
+                other_shards[record.id], words[record.id] = record_extras(site, record)
         files += search_files(site, words)
         try:
-            hosting, problems = hosting_files(site, make_environment(theme_dir), lines)
+            hosting, problems = hosting_files(site, make_environment(theme_dir))
         except TemplateError as exc:
             report.diagnostics.append(template_diagnostic(exc, theme_dir))
             return written
         files += hosting
         report.diagnostics += problems
+        ndjson = ndjson_parts(site, staging.read_bytes, other_shards)
+        written[urls.ERRORS_NDJSON] = staging.put_parts(urls.ERRORS_NDJSON, ndjson)
     for file in files:
         if file.path.endswith(".html"):
             text = file.content.decode()
@@ -422,14 +417,16 @@ def build(
         plan = plan_outputs(site, theme_dir, options, report)
     if plan is None or report.failed(strict):
         return report
-    staging = Staging(out_dir, cache.outputs)
+    shared_key = f"{code}\n{site.config!r}\n{theme_folders_fingerprint(theme_dir)}"
+    if cache.shared_key != shared_key:
+        cache.shared_key, cache.units = shared_key, {}
+    # What the cache says the output holds counts only for the very folder it saw.
+    previous = cache.outputs if cache.site_identity == site_identity else {}
+    staging = Staging(out_dir, previous, cache.spare if previous else None)
     try:
-        shared_key = f"{code}\n{site.config!r}\n{theme_folders_fingerprint(theme_dir)}"
         with timed(report, "render"):
-            units, lines = render_records(
-                site, theme_dir, plan, staging, cache, options, report, shared_key
-            )
-            written = stage_site_files(site, theme_dir, plan, staging, units, lines, report)
+            units = render_records(site, theme_dir, plan, staging, cache.units, options, report)
+            written = stage_site_files(site, theme_dir, plan, staging, units, report)
         with timed(report, "linkcheck"):
             cross = [
                 (link, record.file)
@@ -441,14 +438,14 @@ def build(
         if report.failed(strict):
             staging.discard()
             return report
+        for unit in units.values():
+            written.update(unit.files)
         with timed(report, "write"):
-            staging.commit()
+            spare = staging.commit(written, keep_spare=cache_path is not None)
     except BaseException:
         staging.discard()
         raise
     report.written = True
-    for unit in units.values():
-        written.update(unit.files)
     report.files_total = len(written) + 1
     if report.manifest is not None and plan.global_shard:
         published = {r.id for r in site.records} | {a for r in site.records for a in r.aliases}
@@ -456,6 +453,7 @@ def build(
     if cache_path is not None:
         cache.units = units
         cache.outputs = written
+        cache.spare = spare
         cache.warnings = tuple(report.diagnostics)
         # The manifest is an input; when the build just added ids to it, take the stats again.
         if report.manifest_updated:

@@ -19,9 +19,10 @@ from pathlib import Path
 from generator import __version__
 from generator.diagnostics import Diagnostic
 from generator.loader import SnippetFiles, StatKey
-from generator.model import Record
+from generator.model import DriftNote, ErrorLinks, Record
+from generator.outputs.write import MARKER, Spare
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 GENERATOR_DIR = Path(__file__).resolve().parent
 
 
@@ -37,11 +38,18 @@ class RecordEntry:
 
 @dataclass(frozen=True)
 class UnitEntry:
-    """What rendering one record produced: its inputs' fingerprint and its files' hashes."""
+    """What rendering one record produced, and what it was rendered from.
 
-    fingerprint: str
+    The record is the very object in `records` (pickled once), so keeping
+    it here costs nothing; comparing it, its links and drift note with this
+    build's says whether the outputs still hold, without hashing anything.
+    """
+
+    record: Record
+    links: ErrorLinks
+    drift: DriftNote | None
     files: tuple[tuple[str, str], ...]  # (site path, sha256)
-    meaning_words: tuple[str, ...]
+    meaning_words: str  # space-separated, for the search index
     cross_links: tuple[tuple[str, str, str, str], ...]  # (page, target, fragment, url)
 
 
@@ -50,10 +58,12 @@ class BuildCache:
     path: Path | None
     code: str = ""
     inputs: str = ""  # fingerprint of every input, for the no-op check
-    site_identity: tuple[int, int] | None = None  # (device, inode) of the output we wrote
+    site_identity: tuple[int, int, int] | None = None  # (device, inode) of the output we wrote
     records: dict[str, RecordEntry] = field(default_factory=dict)
+    shared_key: str = ""  # what every page depends on: settings, theme files, code
     units: dict[str, UnitEntry] = field(default_factory=dict)
     outputs: dict[str, str] = field(default_factory=dict)  # site path -> sha256
+    spare: Spare | None = None  # the previous site kept beside the output, and what it holds
     warnings: tuple[Diagnostic, ...] = ()  # what the last build reported, repeated on a no-op
 
     def reuse(self, shown: str, stat: StatKey, snippets: SnippetFiles) -> Record | None:
@@ -92,7 +102,7 @@ class BuildCache:
 
 
 def unchanged_since(
-    path: Path | None, code: str, inputs: str, site: tuple[int, int] | None
+    path: Path | None, code: str, inputs: str, site: tuple[int, int, int] | None
 ) -> bool:
     """True when the last build saw these very inputs and wrote this very output folder."""
     if path is None or site is None:
@@ -138,12 +148,18 @@ def load_cache(path: Path | None, code: str) -> BuildCache:
     return cache
 
 
-def folder_identity(path: Path) -> tuple[int, int] | None:
+def folder_identity(path: Path) -> tuple[int, int, int] | None:
+    """Which output folder this is: its device and inode, and its marker file's inode.
+
+    Every build that writes the output swaps in another folder, so a cache
+    that saw another identity describes a different set of files.
+    """
     try:
         st = path.stat()
+        marker = (path / MARKER).stat()
     except OSError:
         return None
-    return st.st_dev, st.st_ino
+    return st.st_dev, st.st_ino, marker.st_ino
 
 
 def tree_fingerprint(folders: list[Path], extra: str) -> str:

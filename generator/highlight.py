@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 from functools import lru_cache
 from html import escape
 
@@ -12,8 +11,8 @@ from pygments.lexer import Lexer
 from pygments.lexers import TextLexer, get_lexer_by_name
 from pygments.util import ClassNotFound
 
-from generator.pylex import PYTHON_LANGUAGES, python_tokens
-from generator.reveal import reveal_html
+from generator.pylex import PYTHON_LANGUAGES, python_html_lines
+from generator.reveal import HIDDEN_RE, reveal_html
 
 LIGHT_STYLE = "default"
 DARK_STYLE = "github-dark"
@@ -32,29 +31,26 @@ def lexer_for(language: str) -> Lexer:
 _FORMATTER = HtmlFormatter(nowrap=True)
 
 
-def formatted(code: str, language: str) -> str:
-    """Highlighted HTML lines (no wrapper); Python through the fast lexer."""
-    tokens = python_tokens(code) if language in PYTHON_LANGUAGES else None
-    if tokens is None:
-        return str(highlight(code, lexer_for(language), _FORMATTER))
-    out = io.StringIO()
-    _FORMATTER.format(tokens, out)
-    return out.getvalue()
+def html_lines(code: str, language: str) -> list[str]:
+    """Highlighted HTML, one fragment per line; Python through the fast highlighter."""
+    if language in PYTHON_LANGUAGES:
+        return python_html_lines(code)
+    html = str(highlight(code, lexer_for(language), _FORMATTER))
+    return (html[:-1] if html.endswith("\n") else html).split("\n")
 
 
 def highlight_lines(code: str, language: str) -> list[str]:
     """Highlight code and return one self-contained HTML fragment per source line."""
-    html = formatted(code, language)
-    if html.endswith("\n"):
-        html = html[:-1]
-    lines = reveal_html(html).split("\n")
+    lines = html_lines(code, language)
+    if HIDDEN_RE.search(code):
+        lines = reveal_html("\n".join(lines)).split("\n")
     wanted = code.count("\n") + 1
     return (lines + [""] * wanted)[:wanted]
 
 
 def highlight_block(code: str, language: str) -> str:
     """Highlight a code block as `<pre class="hl">`, labelled with its language."""
-    body = reveal_html(formatted(code.rstrip("\n"), language).rstrip("\n"))
+    body = reveal_html("\n".join(html_lines(code.rstrip("\n"), language)).rstrip("\n"))
     name = escape(language or "text", quote=True)
     return f'<pre class="hl" data-lang="{name}"><code>{body}</code></pre>'
 

@@ -12,6 +12,7 @@ import html
 import posixpath
 import re
 from collections.abc import Callable, Collection
+from functools import lru_cache
 from urllib.parse import unquote, urlsplit
 
 from generator.diagnostics import Diagnostic, Position, error
@@ -32,14 +33,26 @@ def resolve(page: str, base: str, path: str) -> str | None:
     """The site path a relative URL path points at from a page (None if it leaves the site)."""
     if not path:
         return page
+    # A root-relative <base> (the 404 page) stands for the site's root folder.
+    return _resolve_from("" if base.startswith("/") else posixpath.dirname(page), path)
+
+
+@lru_cache(maxsize=4096)
+def _resolve_from(folder: str, path: str) -> str | None:
     if path.startswith("/"):
         return None
-    # A root-relative <base> (the 404 page) stands for the site's root folder.
-    start = "" if base.startswith("/") else posixpath.dirname(page)
-    joined = posixpath.normpath(posixpath.join(start, path))
+    joined = posixpath.normpath(posixpath.join(folder, path))
     if joined.startswith("../") or joined == "..":
         return None
     return joined
+
+
+@lru_cache(maxsize=4096)
+def split_url(url: str) -> tuple[bool, str, str]:
+    """(external, path, fragment) of a URL as written, percent-decoded."""
+    parts = urlsplit(url)
+    external = bool(parts.scheme) or url.startswith("//")
+    return external, unquote(parts.path), unquote(parts.fragment)
 
 
 def where(page: str, origin: str, text: str, offset: int) -> tuple[Position, str]:
@@ -62,11 +75,10 @@ def check_page(
         if base_match and match.start() < base_match.end() and match.end() > base_match.start():
             continue  # the <base href> itself
         url = html.unescape(match.group(1)) if "&" in match.group(1) else match.group(1)
-        parts = urlsplit(url)
-        if parts.scheme or url.startswith("//"):
+        external, path, fragment = split_url(url)
+        if external:
             continue
-        target = resolve(page, base, unquote(parts.path))
-        fragment = unquote(parts.fragment)
+        target = resolve(page, base, path)
         if target is None or target not in planned:
             position, on = where(page, origin, text, match.start())
             folder = target is not None and f"{target}/index.html" in planned

@@ -7,6 +7,7 @@ process boundary. Without fork (not Linux) or with little work, it all runs here
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 from collections.abc import Callable, Iterator, Sequence
@@ -33,6 +34,12 @@ def fork_map(
         for part in chunks:
             yield from work(part)
         return
-    with multiprocessing.get_context("fork").Pool(workers) as pool:
-        for results in pool.imap_unordered(work, chunks):
-            yield from results
+    # Objects that exist before the fork are moved out of the collector's sight, so
+    # the workers' collections neither walk them nor copy the pages they live on.
+    gc.freeze()
+    try:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            for results in pool.imap_unordered(work, chunks):
+                yield from results
+    finally:
+        gc.unfreeze()

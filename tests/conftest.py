@@ -24,12 +24,19 @@ def run_cli(*args: str) -> Result:
 
 
 def leftovers(folder: Path, timeout: float = 10.0) -> list[str]:
-    """Staging folders still beside the output once the detached clean-up had its time."""
+    """Staging folders still beside the output once the detached clean-up had its time.
+
+    The spare (the previous site, kept for the next build to edit) is not one.
+    """
     import time
 
     deadline = time.monotonic() + timeout
     while True:
-        found = sorted(p.name for p in folder.iterdir() if p.name.startswith("."))
+        found = sorted(
+            p.name
+            for p in folder.iterdir()
+            if p.name.startswith(".") and not p.name.endswith(".spare")
+        )
         if not found or time.monotonic() > deadline:
             return found
         time.sleep(0.05)

@@ -137,13 +137,48 @@ def test_rendered_pages_are_inert_and_show_the_text(
     assert all(c not in shown.get_text() for c in "\u202e\u200b")
 
 
+PYTHON_PIECES = [
+    *("def ", "class ", "@", "dec.x", "'", '"', '"' * 3, "'" * 3, "\\", "\n", "  ", "#", "x"),
+    *("1.5e3", "0x1F", "rb", "f", "(", ")", ":=", "<", "&", ">", "\r", "\t", "é", "\u202e"),
+]
+
+
 @PROPERTY_SETTINGS
 @given(
     st.text(max_size=300)
+    | st.lists(st.sampled_from(PYTHON_PIECES), max_size=60).map("".join)
     | st.sampled_from(["    x = (\n", "  if a:\n b\n", '"""open', "def f(:\n  pass\n"])
 )
-def test_fast_python_lexer_keeps_every_character(code: str) -> None:
-    from generator.pylex import python_tokens
+def test_fast_python_highlighter_keeps_every_character_and_balances_spans(code: str) -> None:
+    """One HTML fragment per line; strip the tags, unescape, and the code is back, unchanged."""
+    import html
 
-    tokens = python_tokens(code)
-    assert tokens is None or "".join(text for _, text in tokens) == code
+    from generator.pylex import python_html_lines
+
+    lines = python_html_lines(code)
+    assert len(lines) == code.count("\n") + 1
+    for line in lines:
+        assert line.count("<span") == line.count("</span>")
+        assert "<" not in re.sub(r'<span class="[a-z0-9]+">|</span>', "", line)
+    text = "\n".join(re.sub(r"<[^>]+>", "", line) for line in lines)
+    assert html.unescape(text) == code
+
+
+def test_fast_python_highlighter_matches_pygments_on_everyday_code() -> None:
+    """Same classes and markup as Pygments' PythonLexer + HtmlFormatter on ordinary code."""
+    from pygments import highlight
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import PythonLexer
+
+    from generator.pylex import python_html_lines
+
+    code = (
+        "@dataclass(frozen=True)\n"
+        "class Point(Base):\n"
+        "    def move(self, dx: int = 0x1F, *args) -> None:\n"
+        '        if dx is not None and 1.5e3 > dx:  # check <first> & "last"\n'
+        "            raise ValueError(\"bad\", 'single', b'x', rb'\\d')\n"
+        "        return len([i for i in range(10) if i % 2]) @ other\n"
+    )
+    expected = highlight(code, PythonLexer(), HtmlFormatter(nowrap=True)).rstrip("\n")
+    assert python_html_lines(code.rstrip("\n")) == expected.split("\n")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime
 import json
+from collections.abc import Callable, Iterator
 from xml.sax.saxutils import escape, quoteattr
 
 from jinja2 import Environment
@@ -103,9 +104,19 @@ def feed_xml(site: Site) -> str:
     return "\n".join(lines) + "\n"
 
 
-def ndjson(site: Site, lines: dict[str, str]) -> bytes:
-    """Every error's full JSON, one per line (made with each record's outputs), in id order."""
-    return "".join(lines[r.id] + "\n" for r in site.records).encode()
+def ndjson_parts(
+    site: Site, staged_json: Callable[[str], bytes], other_shards: dict[str, str]
+) -> Iterator[bytes]:
+    """api/errors.ndjson piece by piece, in id order: each error's staged JSON file is its line.
+
+    Streamed, so the dump of tens of thousands of errors is never held whole;
+    records another shard renders bring their line along.
+    """
+    for record in site.records:
+        if record.id in other_shards:
+            yield other_shards[record.id].encode() + b"\n"
+        else:
+            yield staged_json(urls.error_json(record.id))
 
 
 def redirect_files(site: Site, env: Environment) -> list[OutputFile]:
@@ -126,14 +137,11 @@ def redirect_files(site: Site, env: Environment) -> list[OutputFile]:
     return files
 
 
-def hosting_files(
-    site: Site, env: Environment, lines: dict[str, str]
-) -> tuple[list[OutputFile], list[Diagnostic]]:
-    """Plan the files static hosts and crawlers look for (not the alias redirects)."""
+def hosting_files(site: Site, env: Environment) -> tuple[list[OutputFile], list[Diagnostic]]:
+    """Plan the files static hosts and crawlers look for (not the alias redirects or the dump)."""
     files = [
         OutputFile(NOJEKYLL, b"", "static hosting"),
         OutputFile(urls.NOT_FOUND_PAGE, render_not_found_page(env, site).encode(), "404 page"),
-        OutputFile(urls.ERRORS_NDJSON, ndjson(site, lines), "errors dump"),
     ]
     if not site.config.base_url:
         return files, [

@@ -1,15 +1,15 @@
 """Each record's own outputs (its page and its JSON), rendered in parallel when it pays.
 
 A record's outputs depend only on the record, its links, its drift note, and
-what every page shares (settings, theme, errpages' code). Their fingerprint
-says when a cached rendering is still good; the pool renders the rest in
-forked worker processes, each writing straight into the staging folder, so
-no process ever holds the whole site in memory.
+what every page shares (settings, theme, errpages' code: the cache drops
+every unit when that changes). A cached rendering is still good when the
+record, links and note equal the ones it was rendered from; the pool renders
+the rest in forked worker processes, each writing straight into the staging
+folder, so no process ever holds the whole site in memory.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -20,10 +20,10 @@ from jinja2 import Environment
 from generator import urls
 from generator.cache import UnitEntry
 from generator.diagnostics import Diagnostic
-from generator.linkcheck import check_page
+from generator.linkcheck import CrossLink, check_page
 from generator.markdown import render_markdown, render_markdown_inline
 from generator.model import Record, Site
-from generator.outputs.api import dump_json, error_data
+from generator.outputs.api import error_data
 from generator.outputs.search import meaning_words
 from generator.outputs.write import Staging
 from generator.parallel import fork_map
@@ -38,25 +38,21 @@ class RenderTask:
     theme_dir: Path
     staging: Staging
     planned: frozenset[str]
-    shared_key: str
 
 
 @dataclass(frozen=True)
 class UnitResult:
+    """What a worker sends back: small, so the parent never holds pages."""
+
     record_id: str
-    entry: UnitEntry
+    files: tuple[tuple[str, str], ...]  # (site path, sha256)
+    meaning_words: str
+    cross_links: tuple[CrossLink, ...]
     diagnostics: tuple[Diagnostic, ...]
-    ndjson_line: str  # for api/errors.ndjson; kept records' lines come from the previous file
 
 
 _TASK: RenderTask | None = None
 _ENV: Environment | None = None
-
-
-def unit_fingerprint(site: Site, record: Record, shared_key: str) -> str:
-    """Everything a record's outputs depend on, hashed."""
-    inputs = repr((record, site.links[record.id], site.drift_note(record)))
-    return hashlib.sha256(f"{shared_key}\n{inputs}".encode()).hexdigest()
 
 
 def render_unit(task: RenderTask, env: Environment, record: Record) -> UnitResult:
@@ -71,27 +67,36 @@ def render_unit(task: RenderTask, env: Environment, record: Record) -> UnitResul
     if when and when["trigger_html"]:
         rendered.append(when["trigger_html"])
     diagnostics, cross = check_page(page_path, html, record.file, task.planned)
-    data = error_data(record, links, site.config)
+    # The error's JSON file holds the same one line as its entry in api/errors.ndjson.
+    line = json.dumps(error_data(record, links, site.config), ensure_ascii=False)
+    json_path = urls.error_json(record.id)
     files = (
         (page_path, task.staging.put(page_path, html.encode())),
-        (urls.error_json(record.id), task.staging.put(urls.error_json(record.id), dump_json(data))),
+        (json_path, task.staging.put(json_path, f"{line}\n".encode())),
     )
-    entry = UnitEntry(
-        fingerprint=unit_fingerprint(site, record, task.shared_key),
-        files=files,
-        meaning_words=tuple(meaning_words(record, [str(h) for h in rendered])),
-        cross_links=tuple(cross),
-    )
-    return UnitResult(record.id, entry, tuple(diagnostics), json.dumps(data, ensure_ascii=False))
+    words = " ".join(meaning_words(record, [str(h) for h in rendered]))
+    return UnitResult(record.id, files, words, tuple(cross), tuple(diagnostics))
 
 
-def record_extras(site: Site, record: Record) -> tuple[str, tuple[str, ...]]:
+def unit_entry(site: Site, record: Record, result: UnitResult) -> UnitEntry:
+    """Remember what a record was rendered from, beside what the rendering made."""
+    return UnitEntry(
+        record=record,
+        links=site.links[record.id],
+        drift=site.drift_note(record),
+        files=result.files,
+        meaning_words=result.meaning_words,
+        cross_links=result.cross_links,
+    )
+
+
+def record_extras(site: Site, record: Record) -> tuple[str, str]:
     """What site-wide files need from a record whose page another shard renders."""
     data = error_data(record, site.links[record.id], site.config)
     rendered = [render_markdown(record.meaning), *map(render_markdown_inline, record.solutions)]
     if record.when is not None and record.when.trigger:
         rendered.append(render_markdown_inline(record.when.trigger))
-    return json.dumps(data, ensure_ascii=False), tuple(meaning_words(record, rendered))
+    return json.dumps(data, ensure_ascii=False), " ".join(meaning_words(record, rendered))
 
 
 def _render_chunk(ids: list[str]) -> list[UnitResult]:
@@ -113,30 +118,21 @@ def render_units(task: RenderTask, records: list[Record], jobs: int) -> Iterator
         _TASK, _ENV = None, None
 
 
-def previous_lines(staging: Staging, wanted: set[str]) -> dict[str, str]:
-    """The previous build's ndjson lines of these records (each line starts with its id)."""
-    text = staging.read_previous(urls.ERRORS_NDJSON) if wanted else None
-    lines = {}
-    for line in (text or "").splitlines():
-        record_id = line[8:24]  # {"id": "<16 hex>", ...
-        if record_id in wanted and line.startswith('{"id": "'):
-            lines[record_id] = line
-    return lines
-
-
 def kept_units(
     task: RenderTask, records: Iterable[Record], cached: dict[str, UnitEntry]
 ) -> tuple[list[Record], dict[str, UnitEntry]]:
     """Split records into those to render and those whose cached outputs can be carried over."""
+    site = task.site
     to_render: list[Record] = []
     kept: dict[str, UnitEntry] = {}
     for record in records:
         entry = cached.get(record.id)
-        fingerprint = unit_fingerprint(task.site, record, task.shared_key)
         if (
             entry is not None
-            and entry.fingerprint == fingerprint
-            and all(task.staging.keep(path) for path, _ in entry.files)
+            and (entry.record is record or entry.record == record)
+            and entry.links == site.links[record.id]
+            and entry.drift == site.drift_note(record)
+            and all(task.staging.keep(path, sha) for path, sha in entry.files)
         ):
             kept[record.id] = entry
         else:

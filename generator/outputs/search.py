@@ -55,7 +55,7 @@ class Table:
 
 
 def search_index(
-    records: tuple[Record, ...], words_by_id: dict[str, tuple[str, ...]]
+    records: tuple[Record, ...], words_by_id: dict[str, str]
 ) -> dict[str, Any]:
     """The index: one short array per error; repeated strings and meaning words numbered.
 
@@ -64,7 +64,7 @@ def search_index(
     the browser can find every word that starts with what was typed.
     """
     strings = Table()
-    per_record = [words_by_id[record.id] for record in records]
+    per_record = [words_by_id[record.id].split() for record in records]
     vocabulary = sorted({word for words in per_record for word in words})
     word_number = {word: number for number, word in enumerate(vocabulary)}
     docs = []
@@ -115,7 +115,7 @@ def script_json(data: Any) -> str:
     )
 
 
-def search_files(site: Site, words_by_id: dict[str, tuple[str, ...]]) -> list[OutputFile]:
+def search_files(site: Site, words_by_id: dict[str, str]) -> list[OutputFile]:
     """Plan the search index script (meaning words per record come from the record units)."""
     index = search_index(site.records, words_by_id)
     # JSON.parse of a string literal parses faster than the same data as a JS literal.

@@ -15,10 +15,13 @@ import hashlib
 import os
 import posixpath
 import re
+import secrets
 import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from generator.diagnostics import Diagnostic, Position, error
@@ -26,6 +29,7 @@ from generator.outputs import OutputFile
 
 MARKER = ".errpages-site"
 MARKER_TEXT = b"This folder is written by errpages; a build replaces it whole.\n"
+SPARE_MARKER = ".errpages-spare"  # in the spare folder only: the token the cache remembers
 RENAME_EXCHANGE = 2
 AT_FDCWD = -100
 
@@ -105,27 +109,81 @@ def remove_leftovers(out_dir: Path) -> None:
             shutil.rmtree(leftover, ignore_errors=True)
 
 
+@dataclass(frozen=True)
+class Spare:
+    """What the spare folder holds, as the cache remembers it: a token and every file's hash."""
+
+    token: str
+    outputs: dict[str, str]
+
+
+def spare_folder(out_dir: Path) -> Path:
+    """The previous site, kept beside the output so the next build edits it instead of copying."""
+    return out_dir.parent / f".{out_dir.name}.spare"
+
+
+def spare_token(folder: Path) -> str | None:
+    try:
+        return (folder / SPARE_MARKER).read_text()
+    except OSError:
+        return None
+
+
 class Staging:
-    """A fresh folder beside the output that becomes the output in one swap.
+    """A folder beside the output that becomes the output in one swap.
 
     A file whose bytes equal the previous build's is hard-linked from the
     previous output instead of written: it keeps its inode and mtime, so
     upload tools see only what changed, and the old site stays whole until
     the swap.
+
+    Building that folder from nothing costs a link per file and a folder per
+    page. So after a swap the replaced site is kept as the *spare*, and the
+    next build stages into it: it already holds every file as of one build
+    before, and only what changed since is linked or written, and what is
+    gone removed, before the two are swapped again. A token file, removed
+    before the spare is touched and written again after the swap, says the
+    spare is exactly what the cache remembers; anything else and it is
+    thrown away and the folder built from nothing.
     """
 
-    def __init__(self, out_dir: Path, previous: dict[str, str]) -> None:
+    def __init__(self, out_dir: Path, previous: dict[str, str], spare: Spare | None = None) -> None:
         self.out_dir = out_dir.absolute()
         self.out_dir.parent.mkdir(parents=True, exist_ok=True)
         remove_leftovers(self.out_dir)
+        ours = (self.out_dir / MARKER).is_file()
+        self.previous = previous if ours else {}
+        self.spare = spare_folder(self.out_dir)
+        self.holds: dict[str, str] = {}  # what the folder held before this build touched it
+        self.made: set[str] = set()  # folders known to exist in it
+        usable = (
+            ours
+            and spare is not None
+            and spare_token(self.spare) == spare.token
+            and (self.spare / MARKER).is_file()
+        )
+        if usable and spare is not None:
+            self.root = self.spare
+            (self.root / SPARE_MARKER).unlink()  # from here on it is being changed
+            self.holds = spare.outputs
+            self.made = {str(self.root)} | {str((self.root / path).parent) for path in self.holds}
+            return
+        self.drop_spare()
         self.root = Path(
             tempfile.mkdtemp(prefix=f".{self.out_dir.name}.new-", dir=self.out_dir.parent)
         )
         os.chmod(self.root, 0o755)
         (self.root / MARKER).write_bytes(MARKER_TEXT)
-        ours = (self.out_dir / MARKER).is_file()
-        self.previous = previous if ours else {}
-        self.made: set[str] = set()
+
+    def drop_spare(self) -> None:
+        """Throw the spare away (only a folder errpages wrote: it has the site marker)."""
+        if self.spare.is_dir() and not self.spare.is_symlink() and (self.spare / MARKER).is_file():
+            doomed = Path(
+                tempfile.mkdtemp(prefix=f".{self.out_dir.name}.old-", dir=self.out_dir.parent)
+            )
+            os.rmdir(doomed)
+            os.rename(self.spare, doomed)
+            remove_later(doomed)
 
     def _target(self, path: str) -> Path:
         if not is_safe_site_path(path):
@@ -137,12 +195,18 @@ class Staging:
             self.made.add(parent)
         return target
 
-    def keep(self, path: str) -> bool:
+    def keep(self, path: str, sha: str | None = None) -> bool:
         """Carry a file over from the previous output unchanged; False if it is not there."""
-        if path not in self.previous:
+        live = self.previous.get(path)
+        if live is None or (sha is not None and sha != live):
             return False
+        if self.holds.get(path) == live:
+            return True  # the spare has it already: the same file, linked by an earlier build
         try:
-            os.link(self.out_dir / path, self._target(path))
+            target = self._target(path)
+            # Never write through a hard link: that would change the previous site's file too.
+            target.unlink(missing_ok=True)
+            os.link(self.out_dir / path, target)
         except OSError:
             return False
         return True
@@ -152,10 +216,27 @@ class Staging:
         sha = hashlib.sha256(data).hexdigest()
         if self.previous.get(path) == sha and self.keep(path):
             return sha
+        if self.holds.get(path) == sha:
+            return sha
         target = self._target(path)
-        # Never write through a hard link: that would change the previous site's file too.
         target.unlink(missing_ok=True)
         target.write_bytes(data)
+        return sha
+
+    def put_parts(self, path: str, parts: Iterable[bytes]) -> str:
+        """Stage a large file from its pieces, without holding it whole; its hash."""
+        digest = hashlib.sha256()
+        target = self._target(path)
+        temp = target.with_name(f".{target.name}.part")
+        with open(temp, "wb") as stream:
+            for part in parts:
+                digest.update(part)
+                stream.write(part)
+        sha = digest.hexdigest()
+        if (self.previous.get(path) == sha and self.keep(path)) or self.holds.get(path) == sha:
+            temp.unlink()
+        else:
+            os.replace(temp, target)
         return sha
 
     def read(self, path: str) -> str | None:
@@ -163,6 +244,9 @@ class Staging:
             return (self.root / path).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             return None
+
+    def read_bytes(self, path: str) -> bytes:
+        return (self.root / path).read_bytes()
 
     def read_previous(self, path: str) -> str | None:
         """A file of the previous output, when that output is one we wrote."""
@@ -174,22 +258,75 @@ class Staging:
             return None
 
     def discard(self) -> None:
-        shutil.rmtree(self.root, ignore_errors=True)
+        """Give up: the output stays as it was; a half-changed spare is thrown away."""
+        if self.root == self.spare:
+            self.drop_spare()
+        else:
+            shutil.rmtree(self.root, ignore_errors=True)
 
-    def commit(self) -> None:
-        """Swap the staged folder in for the output (atomically where the system can)."""
+    def remove_gone(self, paths: Collection[str]) -> None:
+        """In a reused spare, delete every file the new site does not have, and emptied folders.
+
+        It walks the folder rather than trusting the cache's list, so a file
+        someone put into the output by hand does not come back two builds later.
+        """
+        if self.root != self.spare:
+            return  # a fresh folder holds only what this build put there
+        keep = {MARKER, SPARE_MARKER}
+        for root, _folders, files in os.walk(self.root, topdown=False):
+            here = os.path.relpath(root, self.root)
+            prefix = "" if here == "." else here.replace(os.sep, "/") + "/"
+            for name in files:
+                path = prefix + name
+                if path not in paths and path not in keep:
+                    os.unlink(os.path.join(root, name))
+            if prefix and not os.listdir(root):
+                os.rmdir(root)
+
+    def commit(self, outputs: dict[str, str], keep_spare: bool) -> Spare | None:
+        """Swap the staged folder in for the output (atomically where the system can).
+
+        `outputs` is every file of the new site with its hash. With keep_spare,
+        the replaced site stays as the spare and what it holds is returned, for
+        the cache to remember.
+        """
+        self.remove_gone(outputs)
         out_dir = self.out_dir
         if not out_dir.exists():
             os.rename(self.root, out_dir)
-            return
+            return self.make_spare(outputs) if keep_spare else None
         if _exchange(self.root, out_dir):
-            remove_later(self.root)
-            return
-        old = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.old-", dir=out_dir.parent))
-        os.rmdir(old)
-        os.rename(out_dir, old)
-        os.rename(self.root, out_dir)
-        remove_later(old)
+            replaced = self.root
+        else:
+            replaced = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.old-", dir=out_dir.parent))
+            os.rmdir(replaced)
+            os.rename(out_dir, replaced)
+            os.rename(self.root, out_dir)
+        # The replaced site is the previous output: what it holds is known when the cache knew it.
+        if keep_spare and self.previous and (replaced == self.spare or not self.spare.exists()):
+            if replaced != self.spare:
+                os.rename(replaced, self.spare)
+            return self.seal_spare(self.previous)
+        remove_later(replaced)
+        return None
+
+    def make_spare(self, outputs: dict[str, str]) -> Spare:
+        """A first build replaced nothing: link every file of the new site into a spare."""
+        temp = Path(tempfile.mkdtemp(prefix=f".{self.out_dir.name}.new-", dir=self.out_dir.parent))
+        os.chmod(temp, 0o755)
+        for root, folders, files in os.walk(self.out_dir):
+            into = temp / os.path.relpath(root, self.out_dir)
+            for folder in folders:
+                (into / folder).mkdir()
+            for name in files:
+                os.link(os.path.join(root, name), into / name)
+        os.rename(temp, self.spare)
+        return self.seal_spare(outputs)
+
+    def seal_spare(self, outputs: dict[str, str]) -> Spare:
+        token = secrets.token_hex(16)
+        (self.spare / SPARE_MARKER).write_text(token)
+        return Spare(token, outputs)
 
 
 def remove_later(folder: Path) -> None:
