@@ -54,9 +54,7 @@ class Table:
         return list(self.numbers)
 
 
-def search_index(
-    records: tuple[Record, ...], words_by_id: dict[str, str]
-) -> dict[str, Any]:
+def search_index(records: tuple[Record, ...], words_by_id: dict[str, str]) -> dict[str, Any]:
     """The index: one short array per error; repeated strings and meaning words numbered.
 
     `words` holds the numbers of the error's meaning words in `vocabulary`,
