@@ -57,7 +57,7 @@ from generator.outputs.records import (
 )
 from generator.outputs.search import search_files
 from generator.outputs.write import Staging, check_collisions, check_output_folder
-from generator.parallel import fork_map
+from generator.parallel import WorkerPool, fork_map
 from generator.published import Manifest, check_published, update_manifest
 from generator.render import make_environment, render_error_page
 from generator.schema import validate_document
@@ -312,23 +312,24 @@ def render_records(
     plan: Plan,
     staging: Staging,
     cached: dict[str, UnitEntry],
-    options: BuildOptions,
+    pool: WorkerPool,
     report: BuildReport,
+    progress: Progress | None = None,
 ) -> dict[str, UnitEntry]:
     """Carry over unchanged record outputs, render the rest (in parallel), check their links."""
-    task = RenderTask(site, theme_dir, staging, plan.paths)
-    to_render, units = kept_units(task, plan.records, cached)
+    task = RenderTask(site.config, theme_dir, staging, plan.paths)
+    to_render, units = kept_units(site, staging, plan.records, cached)
     report.pages_kept = len(units)
     total = len(plan.records)
-    if options.progress:
-        options.progress(len(units), total)
+    if progress:
+        progress(len(units), total)
     by_id = {record.id: record for record in to_render}
     try:
-        for result in render_units(task, to_render, options.jobs):
+        for result in render_units(pool, task, site, to_render):
             units[result.record_id] = unit_entry(site, by_id[result.record_id], result)
             report.diagnostics += result.diagnostics
-            if options.progress:
-                options.progress(len(units), total)
+            if progress:
+                progress(len(units), total)
     except TemplateError as exc:
         report.diagnostics.append(template_diagnostic(exc, theme_dir))
     report.pages_rendered = len(to_render)
@@ -403,29 +404,59 @@ def build(
     if unchanged_since(cache_path, code, inputs, site_identity):
         report.unchanged = True  # decided without loading the cache itself
         return report
-    cache = load_cache(cache_path, code)
-    if out_dir is not None and cache.inputs == inputs and cache.site_identity == site_identity:
+    # Forked now, while this process is small: the cache and the records are loaded next.
+    with WorkerPool(jobs if out_dir is not None else 1) as pool:
+        state = BuildState(content_root, out_dir, options, code, cache_path, inputs, site_identity)
+        return load_and_write(state, pool, report)
+
+
+@dataclass(frozen=True)
+class BuildState:
+    """Where a build reads and writes, and what it found out before loading anything."""
+
+    content_root: Path
+    out_dir: Path | None
+    options: BuildOptions
+    code: str
+    cache_path: Path | None
+    inputs: str  # fingerprint of every input file
+    site_identity: tuple[int, int, int] | None
+
+
+def load_and_write(state: BuildState, pool: WorkerPool, report: BuildReport) -> BuildReport:
+    """The pipeline proper: load, validate, link, plan, render, write, remember."""
+    options, out_dir = state.options, state.out_dir
+    cache = load_cache(state.cache_path, state.code)
+    if (
+        out_dir is not None
+        and cache.inputs == state.inputs
+        and cache.site_identity == state.site_identity
+    ):
         report.unchanged = True
         report.diagnostics = list(cache.warnings)  # said again, so they are not forgotten
         return report
-    site, theme_dir = load_site(content_root, base_url, report, include_drafts, cache, jobs)
+    site, theme_dir = load_site(
+        state.content_root, options.base_url, report, options.include_drafts, cache, options.jobs
+    )
     if site is None or theme_dir is None:
         return report
     if out_dir is None:
         return check_only(site, theme_dir, options, report)
     with timed(report, "render"):
         plan = plan_outputs(site, theme_dir, options, report)
-    if plan is None or report.failed(strict):
+    if plan is None or report.failed(options.strict):
         return report
-    shared_key = f"{code}\n{site.config!r}\n{theme_folders_fingerprint(theme_dir)}"
+    shared_key = f"{state.code}\n{site.config!r}\n{theme_folders_fingerprint(theme_dir)}"
     if cache.shared_key != shared_key:
         cache.shared_key, cache.units = shared_key, {}
     # What the cache says the output holds counts only for the very folder it saw.
-    previous = cache.outputs if cache.site_identity == site_identity else {}
+    previous = cache.outputs if cache.site_identity == state.site_identity else {}
     staging = Staging(out_dir, previous, cache.spare if previous else None)
     try:
         with timed(report, "render"):
-            units = render_records(site, theme_dir, plan, staging, cache.units, options, report)
+            units = render_records(
+                site, theme_dir, plan, staging, cache.units, pool, report, options.progress
+            )
             written = stage_site_files(site, theme_dir, plan, staging, units, report)
         with timed(report, "linkcheck"):
             cross = [
@@ -435,13 +466,13 @@ def build(
                 for link in units[record.id].cross_links
             ]
             report.diagnostics += check_cross_links(cross, staging.read)
-        if report.failed(strict):
+        if report.failed(options.strict):
             staging.discard()
             return report
         for unit in units.values():
             written.update(unit.files)
         with timed(report, "write"):
-            spare = staging.commit(written, keep_spare=cache_path is not None)
+            spare = staging.commit(written, keep_spare=state.cache_path is not None)
     except BaseException:
         staging.discard()
         raise
@@ -450,15 +481,17 @@ def build(
     if report.manifest is not None and plan.global_shard:
         published = {r.id for r in site.records} | {a for r in site.records for a in r.aliases}
         report.manifest_updated = update_manifest(report.manifest, published)
-    if cache_path is not None:
+    if state.cache_path is not None:
         cache.units = units
         cache.outputs = written
         cache.spare = spare
         cache.warnings = tuple(report.diagnostics)
+        cache.inputs = state.inputs
         # The manifest is an input; when the build just added ids to it, take the stats again.
         if report.manifest_updated:
-            inputs = tree_fingerprint([content_root, *theme_folders(content_root)], options.key())
-        cache.inputs = inputs
+            cache.inputs = tree_fingerprint(
+                [state.content_root, *theme_folders(state.content_root)], options.key()
+            )
         cache.site_identity = folder_identity(out_dir)
         cache.save()
     return report

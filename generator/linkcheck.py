@@ -19,14 +19,24 @@ from generator.diagnostics import Diagnostic, Position, error
 
 # Our templates write every attribute in double quotes, with its value escaped.
 LINK_RE = re.compile(r'\s(?:href|src|action)="([^"]*)"')
-ID_RE = re.compile(r'\sid="([^"]*)"')
 BASE_RE = re.compile(r'<base\s[^>]*href="([^"]*)"')
 
 CrossLink = tuple[str, str, str, str]  # (page, target page, fragment, url as written)
 
 
 def page_ids(text: str) -> set[str]:
-    return {html.unescape(value) if "&" in value else value for value in ID_RE.findall(text)}
+    """Every id="..." attribute value on a page (a plain search: pages are large, ids many)."""
+    ids = set()
+    at = text.find('id="')
+    while at != -1:
+        end = text.find('"', at + 4)
+        if end == -1:
+            break
+        if at and text[at - 1].isspace():  # an id attribute, not data-id or the like
+            value = text[at + 4 : end]
+            ids.add(html.unescape(value) if "&" in value else value)
+        at = text.find('id="', at + 4)
+    return ids
 
 
 def resolve(page: str, base: str, path: str) -> str | None:

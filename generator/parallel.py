@@ -10,10 +10,16 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
+import pickle
+import tempfile
 from collections.abc import Callable, Iterator, Sequence
-from typing import TypeVar
+from functools import partial
+from multiprocessing.pool import Pool
+from typing import TypeVar, cast
 
 Item = TypeVar("Item")
+Setup = TypeVar("Setup")
+State = TypeVar("State")
 Result = TypeVar("Result")
 
 MIN_PER_PROCESS = 40  # below this many items per worker, forking costs more than it saves
@@ -43,3 +49,70 @@ def fork_map(
                 yield from results
     finally:
         gc.unfreeze()
+
+
+class WorkerPool:
+    """Worker processes forked early, while this process is still small.
+
+    A forked worker shares its parent's pages only until it touches them, and
+    reading an object touches it (its reference count): workers forked from
+    a process holding ten thousand records soon held copies of them. These
+    are forked before the records are loaded; what they work on reaches them
+    by pickling: `setup` once per worker (through a file), items by chunk.
+    """
+
+    def __init__(self, jobs: int) -> None:
+        self.size = jobs or os.cpu_count() or 1
+        self.pool: Pool | None = None
+        if self.size > 1 and "fork" in multiprocessing.get_all_start_methods():
+            gc.freeze()  # keep the collector from walking (and copying) the parent's objects
+            try:
+                self.pool = multiprocessing.get_context("fork").Pool(self.size)
+            finally:
+                gc.unfreeze()
+
+    def __enter__(self) -> WorkerPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.pool is not None:
+            self.pool.terminate()
+            self.pool.join()
+
+    def map(
+        self,
+        work: Callable[[State, list[Item]], list[Result]],
+        start: Callable[[Setup], State],
+        setup: Setup,
+        items: Sequence[Item],
+        chunk: int = 25,
+    ) -> Iterator[Result]:
+        """work(start(setup), chunk) over the items; results in any order, as they come."""
+        if self.pool is None or worker_count(self.size, len(items)) <= 1:
+            state = start(setup)
+            for index in range(0, len(items), chunk):
+                yield from work(state, list(items[index : index + chunk]))
+            return
+        with tempfile.NamedTemporaryFile(prefix="errpages-setup-", suffix=".pickle") as stream:
+            pickle.dump(setup, stream, protocol=pickle.HIGHEST_PROTOCOL)
+            stream.flush()
+            job = partial(_run_chunk, work, start, stream.name)
+            chunks = [list(items[i : i + chunk]) for i in range(0, len(items), chunk)]
+            for results in self.pool.imap_unordered(job, chunks):
+                yield from results
+
+
+_STATE: tuple[str, object] | None = None  # in a worker: the setup file it read, and its state
+
+
+def _run_chunk(
+    work: Callable[[State, list[Item]], list[Result]],
+    start: Callable[[Setup], State],
+    setup_file: str,
+    chunk: list[Item],
+) -> list[Result]:
+    global _STATE
+    if _STATE is None or _STATE[0] != setup_file:
+        with open(setup_file, "rb") as stream:
+            _STATE = (setup_file, start(pickle.load(stream)))
+    return work(cast(State, _STATE[1]), chunk)

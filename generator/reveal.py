@@ -37,7 +37,7 @@ def _name(char: str) -> str:
 
 def reveal_text(text: str) -> str:
     """Replace hidden characters with `[U+XXXX]` in plain text."""
-    if not HIDDEN_RE.search(text):
+    if text.isascii() or not HIDDEN_RE.search(text):  # every hidden character is beyond ASCII
         return text
     return HIDDEN_RE.sub(
         lambda m: m.group(0) if _is_emoji_joiner(text, m.start()) else f"[U+{ord(m.group(0)):04X}]",
@@ -47,7 +47,7 @@ def reveal_text(text: str) -> str:
 
 def reveal_html(html: str) -> str:
     """Replace hidden characters in HTML text (never inside tags) with visible spans."""
-    if not HIDDEN_RE.search(html):
+    if html.isascii() or not HIDDEN_RE.search(html):
         return html
 
     def marker(match: re.Match[str]) -> str:

@@ -22,22 +22,25 @@ from generator.cache import UnitEntry
 from generator.diagnostics import Diagnostic
 from generator.linkcheck import CrossLink, check_page
 from generator.markdown import render_markdown, render_markdown_inline
-from generator.model import Record, Site
+from generator.model import DriftNote, ErrorLinks, Record, Site, SiteConfig
 from generator.outputs.api import error_data
 from generator.outputs.search import meaning_words
 from generator.outputs.write import Staging
-from generator.parallel import fork_map
+from generator.parallel import WorkerPool
 from generator.render import error_page_context, make_environment
 
 
 @dataclass(frozen=True)
 class RenderTask:
-    """What every worker needs; inherited by fork, never pickled."""
+    """What every worker needs, sent once to each when it starts (never the whole site)."""
 
-    site: Site
+    config: SiteConfig
     theme_dir: Path
     staging: Staging
     planned: frozenset[str]
+
+
+RenderItem = tuple[Record, ErrorLinks, DriftNote | None]
 
 
 @dataclass(frozen=True)
@@ -51,16 +54,12 @@ class UnitResult:
     diagnostics: tuple[Diagnostic, ...]
 
 
-_TASK: RenderTask | None = None
-_ENV: Environment | None = None
-
-
-def render_unit(task: RenderTask, env: Environment, record: Record) -> UnitResult:
+def render_unit(
+    task: RenderTask, env: Environment, record: Record, links: ErrorLinks, drift: DriftNote | None
+) -> UnitResult:
     """Render, check and stage one record's page and JSON."""
-    site = task.site
-    links = site.links[record.id]
     page_path = urls.error_page(record.id)
-    context = error_page_context(record, links, site.config, site.drift_note(record))
+    context = error_page_context(record, links, task.config, drift)
     html = env.get_template("error.html").render(context)
     when = context["when"]
     rendered = [context["meaning_html"], *context["solutions_html"]]
@@ -68,7 +67,7 @@ def render_unit(task: RenderTask, env: Environment, record: Record) -> UnitResul
         rendered.append(when["trigger_html"])
     diagnostics, cross = check_page(page_path, html, record.file, task.planned)
     # The error's JSON file holds the same one line as its entry in api/errors.ndjson.
-    line = json.dumps(error_data(record, links, site.config), ensure_ascii=False)
+    line = json.dumps(error_data(record, links, task.config), ensure_ascii=False)
     json_path = urls.error_json(record.id)
     files = (
         (page_path, task.staging.put(page_path, html.encode())),
@@ -99,30 +98,33 @@ def record_extras(site: Site, record: Record) -> tuple[str, str]:
     return json.dumps(data, ensure_ascii=False), " ".join(meaning_words(record, rendered))
 
 
-def _render_chunk(ids: list[str]) -> list[UnitResult]:
-    global _ENV
-    assert _TASK is not None
-    if _ENV is None:
-        _ENV = make_environment(_TASK.theme_dir)
-    by_id = {record.id: record for record in _TASK.site.records}
-    return [render_unit(_TASK, _ENV, by_id[record_id]) for record_id in ids]
+def _start_worker(task: RenderTask) -> tuple[RenderTask, Environment]:
+    return task, make_environment(task.theme_dir)  # a new build may have another theme
 
 
-def render_units(task: RenderTask, records: list[Record], jobs: int) -> Iterator[UnitResult]:
-    """Render these records' outputs, in forked worker processes when it pays."""
-    global _TASK, _ENV
-    _TASK, _ENV = task, None  # a new build may have another theme: never reuse an environment
-    try:
-        yield from fork_map(_render_chunk, [record.id for record in records], jobs)
-    finally:
-        _TASK, _ENV = None, None
+def _render_chunk(
+    state: tuple[RenderTask, Environment], items: list[RenderItem]
+) -> list[UnitResult]:
+    task, env = state
+    return [render_unit(task, env, *item) for item in items]
+
+
+def render_units(
+    pool: WorkerPool, task: RenderTask, site: Site, records: list[Record]
+) -> Iterator[UnitResult]:
+    """Render these records' outputs, in the worker processes when it pays.
+
+    The workers did not inherit the site: each record goes to them with its
+    links, so a worker holds only the records it is rendering.
+    """
+    items = [(record, site.links[record.id], site.drift_note(record)) for record in records]
+    yield from pool.map(_render_chunk, _start_worker, task, items)
 
 
 def kept_units(
-    task: RenderTask, records: Iterable[Record], cached: dict[str, UnitEntry]
+    site: Site, staging: Staging, records: Iterable[Record], cached: dict[str, UnitEntry]
 ) -> tuple[list[Record], dict[str, UnitEntry]]:
     """Split records into those to render and those whose cached outputs can be carried over."""
-    site = task.site
     to_render: list[Record] = []
     kept: dict[str, UnitEntry] = {}
     for record in records:
@@ -132,7 +134,7 @@ def kept_units(
             and (entry.record is record or entry.record == record)
             and entry.links == site.links[record.id]
             and entry.drift == site.drift_note(record)
-            and all(task.staging.keep(path, sha) for path, sha in entry.files)
+            and all(staging.keep(path, sha) for path, sha in entry.files)
         ):
             kept[record.id] = entry
         else:
