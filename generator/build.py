@@ -269,15 +269,13 @@ def plan_outputs(
     except TemplateError as exc:
         report.diagnostics.append(template_diagnostic(exc, theme_dir))
         return None
-    per_record = [
-        OutputFile(path, b"", record.file)
-        for record in site.records
-        for path in (urls.error_page(record.id), urls.error_json(record.id))
-    ]
     late = [urls.SEARCH_INDEX_JS, urls.ERRORS_NDJSON, urls.NOT_FOUND_PAGE, ".nojekyll"]
     if site.config.base_url:
         late += [urls.SITEMAP_XML, urls.ROBOTS_TXT, urls.FEED_XML]
-    everything = site_files + per_record + [OutputFile(p, b"", "site") for p in late]
+    everything = [(f.path, f.origin) for f in site_files] + [(p, "site") for p in late]
+    for record in site.records:
+        everything.append((urls.error_page(record.id), record.file))
+        everything.append((urls.error_json(record.id), record.file))
     report.diagnostics += check_collisions(everything)
     global_shard = options.shard[0] == 1
     redirect_paths = {
@@ -299,7 +297,7 @@ def plan_outputs(
         if (f.path in aliases_here) or (global_shard and f.path not in redirect_paths)
     ]
     return Plan(
-        paths=frozenset(f.path for f in everything),
+        paths=frozenset(path for path, _ in everything),
         records=[r for r in site.records if in_shard(r.id, options.shard)],
         site_files=shard_files,
         global_shard=global_shard,

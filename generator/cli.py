@@ -10,11 +10,10 @@ import threading
 import time
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 import click
-from tqdm import tqdm
 
 from generator import __version__, urls
 from generator.build import DEFAULT_CACHE_DIR, BuildReport, build, load_site, theme_folders
@@ -39,6 +38,9 @@ from generator.scan import scan_repository
 from generator.schema import REPO_RE
 from generator.serve import free_port_server, url_of
 from generator.themes import eject_theme
+
+if TYPE_CHECKING:
+    from tqdm import tqdm
 
 CONTENT_OPTION = click.option(
     "--content",
@@ -74,6 +76,8 @@ class ProgressBar:
         if not self.enabled or total < 50:
             return
         if self.bar is None:
+            from tqdm import tqdm  # imported only when a bar is shown: it costs a build 30 ms
+
             self.bar = tqdm(
                 total=total, desc=self.label, unit=self.unit, leave=False, file=sys.stderr
             )

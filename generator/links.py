@@ -91,8 +91,11 @@ def resolve_related(
     resolved: list[str] = []
     diagnostics: list[Diagnostic] = []
     for index, related_id in enumerate(record.related):
-        where = record.position(f"related[{index}]")
         target = related_id if related_id in by_id else alias_to_id.get(related_id)
+        if target == related_id and target != record.id and target not in resolved:
+            resolved.append(target)  # the usual case, checked without looking up positions
+            continue
+        where = record.position(f"related[{index}]")
         if target is None and related_id in drafts:
             diagnostics.append(
                 error(

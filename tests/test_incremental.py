@@ -132,3 +132,72 @@ def test_a_site_changed_by_hand_is_rebuilt_not_trusted(
     shutil.rmtree(out)
     incremental(content, out, cache)
     assert snapshot(out) == clean(content, tmp_path)
+
+
+def edit_record(content: Path, index: int, old: str, new: str) -> None:
+    record = sorted((content / "errors").rglob("*.yaml"))[index]
+    record.write_text(record.read_text().replace(old, new, 1))
+
+
+def test_builds_in_a_row_edit_the_spare_and_match_clean_builds(
+    project: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    """Each build stages into the previous site (the spare) and swaps; bytes equal a clean build."""
+    content, out, cache = project
+    spare = out.parent / f".{out.name}.spare"
+    incremental(content, out, cache)
+    assert (spare / ".errpages-spare").is_file()
+    steps = [
+        lambda: edit_record(content, 4, "is checked while", "is checked late while"),
+        lambda: edit_record(content, 9, "analysis:", "retired:\n  since: v2\nanalysis:"),
+        lambda: edit_record(content, 11, "(case ", "(renamed case "),
+        lambda: (content / "site.yaml").write_text(
+            "title: Other\nbase_url: https://inc.example.org/\ntheme: mytheme\n"
+        ),
+        lambda: edit_record(content, 20, "is checked while", "is checked again while"),
+    ]
+    for step in steps:
+        spare_inode = spare.stat().st_ino
+        step()
+        incremental(content, out, cache)
+        assert out.stat().st_ino == spare_inode, "the build did not stage into the spare"
+        assert snapshot(out) == clean(content, tmp_path)
+        assert (spare / ".errpages-spare").is_file()
+
+
+def test_a_file_put_into_the_output_by_hand_does_not_come_back(
+    project: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    content, out, cache = project
+    incremental(content, out, cache)
+    (out / "errors" / "stale.html").write_text("by hand")
+    for word in ("late", "later", "latest"):
+        edit_record(content, 2, "is checked", f"is checked {word}")
+        incremental(content, out, cache)
+        assert not (out / "errors" / "stale.html").exists()
+        assert snapshot(out) == clean(content, tmp_path)
+
+
+@pytest.mark.parametrize("damage", ["file", "token", "half-written"])
+def test_a_damaged_spare_is_thrown_away_not_trusted(
+    project: tuple[Path, Path, Path], tmp_path: Path, damage: str
+) -> None:
+    content, out, cache = project
+    spare = out.parent / f".{out.name}.spare"
+    incremental(content, out, cache)
+    page = sorted(spare.glob("errors/*/index.html"))[0]
+    if damage == "file":  # a different file in its place: the spare no longer holds what it says
+        page.unlink()
+        page.write_text("damaged")
+        (spare / ".errpages-spare").write_text("not the token the cache remembers")
+    elif damage == "token":
+        (spare / ".errpages-spare").unlink()
+    else:  # a build killed while editing the spare: token gone, files half changed
+        (spare / ".errpages-spare").unlink()
+        page.unlink()
+    spare_inode = spare.stat().st_ino
+    edit_record(content, 5, "is checked while", "is checked now while")
+    incremental(content, out, cache)
+    assert out.stat().st_ino != spare_inode, "a damaged spare was used"
+    assert snapshot(out) == clean(content, tmp_path)
+    assert (spare / ".errpages-spare").is_file()

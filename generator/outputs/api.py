@@ -11,9 +11,9 @@ from generator.outputs import OutputFile
 from generator.record_schema import record_schema
 
 
-def dump_json(data: Any) -> bytes:
+def dump_json(data: Any, indent: int | None = 2) -> bytes:
     """Serialise deterministically: fixed key order as built, UTF-8, trailing newline."""
-    return (json.dumps(data, ensure_ascii=False, indent=2) + "\n").encode()
+    return (json.dumps(data, ensure_ascii=False, indent=indent) + "\n").encode()
 
 
 def link_data(ref: LinkRef, config: SiteConfig) -> dict[str, str]:
@@ -122,6 +122,7 @@ def api_files(site: Site) -> list[OutputFile]:
         "count": len(site.records),
         "errors": [summary_data(record, site.config) for record in site.records],
     }
-    files.append(OutputFile(urls.ERRORS_INDEX_JSON, dump_json(index), "errors index"))
+    # One line: at tens of thousands of errors, indenting costs more than the rest of the file.
+    files.append(OutputFile(urls.ERRORS_INDEX_JSON, dump_json(index, None), "errors index"))
     files.append(OutputFile(urls.SCHEMA_JSON, dump_json(record_schema()), "record schema"))
     return files

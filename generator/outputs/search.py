@@ -64,7 +64,7 @@ def search_index(records: tuple[Record, ...], words_by_id: dict[str, str]) -> di
     strings = Table()
     per_record = [words_by_id[record.id].split() for record in records]
     vocabulary = sorted({word for words in per_record for word in words})
-    word_number = {word: number for number, word in enumerate(vocabulary)}
+    word_number = {word: base36(number) for number, word in enumerate(vocabulary)}
     docs = []
     for record, words in zip(records, per_record, strict=True):
         docs.append(
@@ -77,7 +77,7 @@ def search_index(records: tuple[Record, ...], words_by_id: dict[str, str]) -> di
                 record.title if record.title != record.message else "",
                 strings.number(record.source.path),
                 list(record.tags),
-                " ".join(base36(word_number[word]) for word in words),
+                " ".join([word_number[word] for word in words]),
                 1 if record.retired else 0,
             ]
         )

@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from generator.diagnostics import Diagnostic, Position, error
-from generator.outputs import OutputFile
 
 MARKER = ".errpages-site"
 MARKER_TEXT = b"This folder is written by errpages; a build replaces it whole.\n"
@@ -58,28 +57,26 @@ def check_output_folder(out_dir: Path) -> list[Diagnostic]:
     return []
 
 
-def check_collisions(files: list[OutputFile]) -> list[Diagnostic]:
-    """Two outputs that want the same path (or paths equal but for case) are an error."""
-    seen: dict[str, OutputFile] = {}
+def check_collisions(files: Iterable[tuple[str, str]]) -> list[Diagnostic]:
+    """Two outputs (path, origin) that want the same path, or paths equal but for case, clash."""
+    seen: dict[str, str] = {}
     diagnostics = []
-    for file in files:
-        if not is_safe_site_path(file.path):
-            diagnostics.append(
-                error(Position(file.origin), "", f"unsafe output path {file.path!r}")
-            )
+    for path, origin in files:
+        if not is_safe_site_path(path):
+            diagnostics.append(error(Position(origin), "", f"unsafe output path {path!r}"))
             continue
-        key = file.path.lower()
+        key = path.lower()
         if key in seen:
             diagnostics.append(
                 error(
-                    Position(file.origin),
+                    Position(origin),
                     "",
-                    f"output path {file.path} is also written by {seen[key].origin}",
+                    f"output path {path} is also written by {seen[key]}",
                     "paths that differ only in case collide on many file systems",
                 )
             )
         else:
-            seen[key] = file
+            seen[key] = origin
     return diagnostics
 
 
