@@ -57,7 +57,7 @@ from generator.outputs.records import (
 )
 from generator.outputs.search import search_files
 from generator.outputs.write import Staging, check_collisions, check_output_folder
-from generator.parallel import WorkerPool, fork_map
+from generator.parallel import WorkerPool, collector_paused, fork_map
 from generator.published import Manifest, check_published, update_manifest
 from generator.render import make_environment, render_error_page
 from generator.schema import validate_document
@@ -403,7 +403,7 @@ def build(
         report.unchanged = True  # decided without loading the cache itself
         return report
     # Forked now, while this process is small: the cache and the records are loaded next.
-    with WorkerPool(jobs if out_dir is not None else 1) as pool:
+    with WorkerPool(jobs if out_dir is not None else 1) as pool, collector_paused():
         state = BuildState(content_root, out_dir, options, code, cache_path, inputs, site_identity)
         return load_and_write(state, pool, report)
 

@@ -13,6 +13,7 @@ import os
 import pickle
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from functools import partial
 from multiprocessing.pool import Pool
 from typing import TypeVar, cast
@@ -30,6 +31,24 @@ def worker_count(jobs: int, items: int) -> int:
     return max(1, min(wanted, items // MIN_PER_PROCESS))
 
 
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Hold off Python's cycle collector in this process (workers run theirs as usual).
+
+    Loading the cache builds hundreds of thousands of long-lived objects, and
+    the collector walked all of them again and again while it did: 0.5 s of a
+    0.7 s load at ten thousand records. A build is short and its garbage is
+    freed by reference counting; collection resumes when it ends.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def fork_map(
     work: Callable[[list[Item]], list[Result]], items: Sequence[Item], jobs: int, chunk: int = 25
 ) -> Iterator[Result]:
@@ -44,7 +63,7 @@ def fork_map(
     # the workers' collections neither walk them nor copy the pages they live on.
     gc.freeze()
     try:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
+        with multiprocessing.get_context("fork").Pool(workers, initializer=gc.enable) as pool:
             for results in pool.imap_unordered(work, chunks):
                 yield from results
     finally:
@@ -67,7 +86,9 @@ class WorkerPool:
         if self.size > 1 and "fork" in multiprocessing.get_all_start_methods():
             gc.freeze()  # keep the collector from walking (and copying) the parent's objects
             try:
-                self.pool = multiprocessing.get_context("fork").Pool(self.size)
+                self.pool = multiprocessing.get_context("fork").Pool(
+                    self.size, initializer=gc.enable
+                )
             finally:
                 gc.unfreeze()
 

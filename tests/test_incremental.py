@@ -201,3 +201,21 @@ def test_a_damaged_spare_is_thrown_away_not_trusted(
     assert out.stat().st_ino != spare_inode, "a damaged spare was used"
     assert snapshot(out) == clean(content, tmp_path)
     assert (spare / ".errpages-spare").is_file()
+
+
+def test_after_a_full_rebuild_the_next_build_is_incremental_again(
+    project: tuple[Path, Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New errpages code drops the cache; the build after that still finds a spare."""
+    content, out, cache = project
+    spare = out.parent / f".{out.name}.spare"
+    incremental(content, out, cache)
+    real = cache_module.code_version()
+    monkeypatch.setattr("generator.build.code_version", lambda: real + "-next")
+    incremental(content, out, cache)
+    spare_inode = spare.stat().st_ino
+    edit_record(content, 3, "is checked while", "is checked later while")
+    report = build(content, out, cache_dir=cache)
+    assert report.pages_rendered == 1
+    assert out.stat().st_ino == spare_inode
+    assert snapshot(out) == clean(content, tmp_path)

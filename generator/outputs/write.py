@@ -299,13 +299,19 @@ class Staging:
             os.rmdir(replaced)
             os.rename(out_dir, replaced)
             os.rename(self.root, out_dir)
+        if not keep_spare:
+            remove_later(replaced)
+            return None
         # The replaced site is the previous output: what it holds is known when the cache knew it.
-        if keep_spare and self.previous and (replaced == self.spare or not self.spare.exists()):
+        if self.previous and (replaced == self.spare or not self.spare.exists()):
             if replaced != self.spare:
                 os.rename(replaced, self.spare)
             return self.seal_spare(self.previous)
+        # Otherwise (no cache, or other code or settings): a spare from the new site, so the
+        # next build is incremental too.
         remove_later(replaced)
-        return None
+        self.drop_spare()
+        return self.make_spare(outputs)
 
     def make_spare(self, outputs: dict[str, str]) -> Spare:
         """A first build replaced nothing: link every file of the new site into a spare."""
