@@ -1,8 +1,12 @@
 """Spread work over forked processes when there is enough of it to pay for them.
 
-Workers are forked, so they inherit the caller's state (the site, the
-snippets) without pickling it; only each chunk's items and results cross the
-process boundary. Without fork (not Linux) or with little work, it all runs here.
+Two ways. `fork_map` forks workers on the spot, so they inherit the caller's
+state (the snippets, for validation) without pickling it; only each chunk's
+items and results cross the process boundary. `WorkerPool` forks its workers
+at the start of a build, before the cache and records are loaded, and sends
+them their work by pickling: forked late, workers end up with copies of
+everything the parent holds. Without fork (not Linux) or with little work, it
+all runs here.
 """
 
 from __future__ import annotations

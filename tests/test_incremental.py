@@ -219,3 +219,24 @@ def test_after_a_full_rebuild_the_next_build_is_incremental_again(
     assert report.pages_rendered == 1
     assert out.stat().st_ino == spare_inode
     assert snapshot(out) == clean(content, tmp_path)
+
+
+@pytest.mark.parametrize("kind", ["file", "folder"])
+def test_something_else_named_like_the_spare_is_left_alone(
+    project: tuple[Path, Path, Path], tmp_path: Path, kind: str
+) -> None:
+    content, out, cache = project
+    spare = out.parent / f".{out.name}.spare"
+    if kind == "file":
+        spare.write_text("mine")
+    else:
+        spare.mkdir()
+        (spare / "notes.txt").write_text("mine")
+    for word in ("late", "later"):
+        edit_record(content, 1, "is checked", f"is checked {word}")
+        incremental(content, out, cache)
+        assert snapshot(out) == clean(content, tmp_path)
+    if kind == "file":
+        assert spare.read_text() == "mine"
+    else:
+        assert sorted(p.name for p in spare.iterdir()) == ["notes.txt"]

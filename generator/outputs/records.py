@@ -4,8 +4,9 @@ A record's outputs depend only on the record, its links, its drift note, and
 what every page shares (settings, theme, errpages' code: the cache drops
 every unit when that changes). A cached rendering is still good when the
 record, links and note equal the ones it was rendered from; the pool renders
-the rest in forked worker processes, each writing straight into the staging
-folder, so no process ever holds the whole site in memory.
+the rest in the build's worker processes (each record sent with its links),
+each writing straight into the staging folder, so no process ever holds the
+whole site in memory.
 """
 
 from __future__ import annotations

@@ -156,6 +156,7 @@ class Staging:
         usable = (
             ours
             and spare is not None
+            and not self.spare.is_symlink()
             and spare_token(self.spare) == spare.token
             and (self.spare / MARKER).is_file()
         )
@@ -163,7 +164,8 @@ class Staging:
             self.root = self.spare
             (self.root / SPARE_MARKER).unlink()  # from here on it is being changed
             self.holds = spare.outputs
-            self.made = {str(self.root)} | {str((self.root / path).parent) for path in self.holds}
+            root = str(self.root)
+            self.made = {root} | {os.path.dirname(os.path.join(root, p)) for p in self.holds}
             return
         self.drop_spare()
         self.root = Path(
@@ -291,7 +293,7 @@ class Staging:
         out_dir = self.out_dir
         if not out_dir.exists():
             os.rename(self.root, out_dir)
-            return self.make_spare(outputs) if keep_spare else None
+            return self.make_spare(outputs) if keep_spare and not self.spare.exists() else None
         if _exchange(self.root, out_dir):
             replaced = self.root
         else:
@@ -311,7 +313,7 @@ class Staging:
         # next build is incremental too.
         remove_later(replaced)
         self.drop_spare()
-        return self.make_spare(outputs)
+        return None if self.spare.exists() else self.make_spare(outputs)
 
     def make_spare(self, outputs: dict[str, str]) -> Spare:
         """A first build replaced nothing: link every file of the new site into a spare."""
