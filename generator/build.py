@@ -46,8 +46,15 @@ from generator.model import Record, Site, SiteConfig, TextFile
 from generator.outputs import OutputFile
 from generator.outputs.api import api_files
 from generator.outputs.assets import asset_files
-from generator.outputs.hosting import hosting_files, ndjson_parts, redirect_files, source_date
-from generator.outputs.pages import page_files
+from generator.outputs.hosting import (
+    Layout,
+    hosting_files,
+    ndjson_parts,
+    previous_dump,
+    redirect_files,
+    source_date,
+)
+from generator.outputs.pages import PageMemo, page_files
 from generator.outputs.records import (
     RenderTask,
     kept_units,
@@ -259,12 +266,16 @@ class Plan:
 
 
 def plan_outputs(
-    site: Site, theme_dir: Path, options: BuildOptions, report: BuildReport
+    site: Site,
+    theme_dir: Path,
+    options: BuildOptions,
+    report: BuildReport,
+    memo: PageMemo | None = None,
 ) -> Plan | None:
     """Render the site-wide pages and list every path the whole site will have."""
     env = make_environment(theme_dir)
     try:
-        site_files = page_files(site, env) + api_files(site) + asset_files(theme_dir)
+        site_files = page_files(site, env, memo) + api_files(site) + asset_files(theme_dir)
         site_files += redirect_files(site, env)
     except TemplateError as exc:
         report.diagnostics.append(template_diagnostic(exc, theme_dir))
@@ -341,8 +352,13 @@ def stage_site_files(
     staging: Staging,
     units: dict[str, UnitEntry],
     report: BuildReport,
+    old_layout: Layout,
+    layout: Layout,
 ) -> dict[str, str]:
-    """Stage the site-wide files, the search index and the hosting files; check page links."""
+    """Stage the site-wide files, the search index and the hosting files; check page links.
+
+    `layout` is filled with where each error's line went in api/errors.ndjson.
+    """
     written: dict[str, str] = {}
     files = list(plan.site_files)
     if plan.global_shard:
@@ -359,7 +375,18 @@ def stage_site_files(
             return written
         files += hosting
         report.diagnostics += problems
-        ndjson = ndjson_parts(site, staging.read_bytes, other_shards)
+
+        # Errors whose JSON (and so whose line in the dump) is what the previous dump holds.
+        unchanged = {
+            record_id
+            for record_id, unit in units.items()
+            for path, sha in unit.files
+            if path == urls.error_json(record_id) and staging.previous.get(path) == sha
+        }
+        previous = previous_dump(
+            staging.out_dir, old_layout, staging.previous.get(urls.ERRORS_NDJSON)
+        )
+        ndjson = ndjson_parts(site, staging.read_bytes, other_shards, previous, unchanged, layout)
         written[urls.ERRORS_NDJSON] = staging.put_parts(urls.ERRORS_NDJSON, ndjson)
     for file in files:
         if file.path.endswith(".html"):
@@ -440,13 +467,15 @@ def load_and_write(state: BuildState, pool: WorkerPool, report: BuildReport) -> 
         return report
     if out_dir is None:
         return check_only(site, theme_dir, options, report)
-    with timed(report, "render"):
-        plan = plan_outputs(site, theme_dir, options, report)
-    if plan is None or report.failed(options.strict):
-        return report
     shared_key = f"{state.code}\n{site.config!r}\n{theme_folders_fingerprint(theme_dir)}"
     if cache.shared_key != shared_key:
-        cache.shared_key, cache.units = shared_key, {}
+        cache.shared_key, cache.units, cache.pages = shared_key, {}, {}
+    memo = PageMemo(cache.pages)
+    layout: Layout = {}
+    with timed(report, "render"):
+        plan = plan_outputs(site, theme_dir, options, report, memo)
+    if plan is None or report.failed(options.strict):
+        return report
     # What the cache says the output holds counts only for the very folder it saw.
     previous = cache.outputs if cache.site_identity == state.site_identity else {}
     staging = Staging(out_dir, previous, cache.spare if previous else None)
@@ -455,7 +484,9 @@ def load_and_write(state: BuildState, pool: WorkerPool, report: BuildReport) -> 
             units = render_records(
                 site, theme_dir, plan, staging, cache.units, pool, report, options.progress
             )
-            written = stage_site_files(site, theme_dir, plan, staging, units, report)
+            written = stage_site_files(
+                site, theme_dir, plan, staging, units, report, cache.dump_layout, layout
+            )
         with timed(report, "linkcheck"):
             cross = [
                 (link, record.file)
@@ -481,6 +512,8 @@ def load_and_write(state: BuildState, pool: WorkerPool, report: BuildReport) -> 
         report.manifest_updated = update_manifest(report.manifest, published)
     if state.cache_path is not None:
         cache.units = units
+        cache.pages = memo.current
+        cache.dump_layout = layout
         cache.outputs = written
         cache.spare = spare
         cache.warnings = tuple(report.diagnostics)

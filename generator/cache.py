@@ -20,6 +20,8 @@ from generator import __version__
 from generator.diagnostics import Diagnostic
 from generator.loader import SnippetFiles, StatKey
 from generator.model import DriftNote, ErrorLinks, Record
+from generator.outputs.hosting import Layout
+from generator.outputs.pages import Rendered
 from generator.outputs.write import MARKER, Spare
 
 CACHE_FORMAT = 2
@@ -62,7 +64,9 @@ class BuildCache:
     records: dict[str, RecordEntry] = field(default_factory=dict)
     shared_key: str = ""  # what every page depends on: settings, theme files, code
     units: dict[str, UnitEntry] = field(default_factory=dict)
+    pages: dict[str, Rendered] = field(default_factory=dict)  # site-wide pages and their contexts
     outputs: dict[str, str] = field(default_factory=dict)  # site path -> sha256
+    dump_layout: Layout = field(default_factory=dict)  # where each line is in errors.ndjson
     spare: Spare | None = None  # the previous site kept beside the output, and what it holds
     warnings: tuple[Diagnostic, ...] = ()  # what the last build reported, repeated on a no-op
 

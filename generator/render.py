@@ -311,7 +311,7 @@ def recent_records(site: Site, count: int | None = None) -> list[Record]:
     return ordered[: site.config.recent_count if count is None else count]
 
 
-def render_home_page(env: Environment, site: Site) -> str:
+def home_page_context(site: Site) -> dict[str, Any]:
     page = PageLinks.for_page(urls.HOME_PAGE)
     repos = [
         {
@@ -323,17 +323,20 @@ def render_home_page(env: Environment, site: Site) -> str:
         }
         for repo, records in group_by_repo(site.records).items()
     ]
-    context = {
+    return {
         **site_context(site.config, page, urls.canonical_url(site.config, urls.HOME_PAGE)),
         "repos": repos,
         "total": len(site.records),
         "recent": [error_summary(r, page) for r in recent_records(site)],
     }
-    return env.get_template("index.html").render(context)
 
 
-def render_repo_page(env: Environment, site: Site, repo: str, records: list[Record]) -> str:
-    """List a repository's errors grouped by exception type, then by source file."""
+def render_home_page(env: Environment, site: Site) -> str:
+    return env.get_template("index.html").render(home_page_context(site))
+
+
+def repo_page_context(site: Site, repo: str, records: list[Record]) -> dict[str, Any]:
+    """A repository's errors grouped by exception type, then by source file."""
     path = urls.repo_page(repo)
     page = PageLinks.for_page(path)
     by_exception: dict[str, dict[str, list[Record]]] = defaultdict(lambda: defaultdict(list))
@@ -356,19 +359,25 @@ def render_repo_page(env: Environment, site: Site, repo: str, records: list[Reco
         }
         for exception, files in sorted(by_exception.items())
     ]
-    context = {
+    return {
         **site_context(site.config, page, urls.canonical_url(site.config, path)),
         "repo": repo,
         "total": len(records),
         "groups": groups,
     }
-    return env.get_template("repo.html").render(context)
+
+
+def render_repo_page(env: Environment, site: Site, repo: str, records: list[Record]) -> str:
+    return env.get_template("repo.html").render(repo_page_context(site, repo, records))
+
+
+def search_page_context(site: Site) -> dict[str, Any]:
+    page = PageLinks.for_page(urls.SEARCH_PAGE)
+    return site_context(site.config, page, urls.canonical_url(site.config, urls.SEARCH_PAGE))
 
 
 def render_search_page(env: Environment, site: Site) -> str:
-    page = PageLinks.for_page(urls.SEARCH_PAGE)
-    context = site_context(site.config, page, urls.canonical_url(site.config, urls.SEARCH_PAGE))
-    return env.get_template("search.html").render(context)
+    return env.get_template("search.html").render(search_page_context(site))
 
 
 def render_not_found_page(env: Environment, site: Site) -> str:

@@ -240,3 +240,18 @@ def test_something_else_named_like_the_spare_is_left_alone(
         assert spare.read_text() == "mine"
     else:
         assert sorted(p.name for p in spare.iterdir()) == ["notes.txt"]
+
+
+def test_a_dump_changed_by_hand_is_not_copied_from(
+    project: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    """Unchanged lines of api/errors.ndjson are copied from the last dump only if it is intact."""
+    content, out, cache = project
+    incremental(content, out, cache)
+    dump = out / "api" / "errors.ndjson"
+    text = dump.read_text()
+    dump.unlink()  # a new file, not an edit through the spare's hard link
+    dump.write_text(text.replace("acme", "ACME", 1))  # same size, other bytes
+    edit_record(content, 6, "is checked while", "is checked soon while")
+    incremental(content, out, cache)
+    assert snapshot(out) == clean(content, tmp_path)

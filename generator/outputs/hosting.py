@@ -7,8 +7,12 @@ cannot be written, and the build says so with a warning.
 from __future__ import annotations
 
 import datetime
+import hashlib
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
+from contextlib import ExitStack
+from pathlib import Path
+from typing import BinaryIO
 from xml.sax.saxutils import escape, quoteattr
 
 from jinja2 import Environment
@@ -104,19 +108,81 @@ def feed_xml(site: Site) -> str:
     return "\n".join(lines) + "\n"
 
 
-def ndjson_parts(
-    site: Site, staged_json: Callable[[str], bytes], other_shards: dict[str, str]
-) -> Iterator[bytes]:
-    """api/errors.ndjson piece by piece, in id order: each error's staged JSON file is its line.
+Layout = dict[str, tuple[int, int]]  # error id -> (offset, length) of its line in the dump
+CHUNK = 1 << 20
 
-    Streamed, so the dump of tens of thousands of errors is never held whole;
-    records another shard renders bring their line along.
+
+def ndjson_parts(
+    site: Site,
+    staged_json: Callable[[str], bytes],
+    other_shards: dict[str, str],
+    previous: tuple[Path, Layout] | None = None,
+    unchanged: Collection[str] = (),
+    layout: Layout | None = None,
+) -> Iterator[bytes]:
+    """api/errors.ndjson piece by piece, in id order: each error's JSON file is its line.
+
+    Streamed, so the dump of tens of thousands of errors is never held whole.
+    Records another shard renders bring their line along. With the previous
+    dump and where its lines were (`previous`), the lines of errors whose JSON
+    did not change are copied from it in runs instead of read one file each.
+    Where every line went is filled into `layout`, for the next build.
     """
-    for record in site.records:
-        if record.id in other_shards:
-            yield other_shards[record.id].encode() + b"\n"
-        else:
-            yield staged_json(urls.error_json(record.id))
+    old_layout = previous[1] if previous else {}
+    with ExitStack() as stack:
+        old = stack.enter_context(open(previous[0], "rb")) if previous else None
+        run = (0, 0)  # a range of the old dump still to copy
+        offset = 0
+        for record in site.records:
+            where = old_layout.get(record.id)
+            if where is not None and record.id not in other_shards and record.id in unchanged:
+                start, length = where
+                if start == run[1] and run[1] > run[0]:
+                    run = (run[0], start + length)
+                else:
+                    yield from copy_range(old, *run)
+                    run = (start, start + length)
+            else:
+                yield from copy_range(old, *run)
+                run = (0, 0)
+                if record.id in other_shards:
+                    line = other_shards[record.id].encode() + b"\n"
+                else:
+                    line = staged_json(urls.error_json(record.id))
+                length = len(line)
+                yield line
+            if layout is not None:
+                layout[record.id] = (offset, length)
+            offset += length
+        yield from copy_range(old, *run)
+
+
+def previous_dump(out_dir: Path, layout: Layout, sha: str | None) -> tuple[Path, Layout] | None:
+    """The previous build's dump and where its lines are, when it is still the file it wrote."""
+    path = out_dir / urls.ERRORS_NDJSON
+    if not layout or sha is None:
+        return None
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as stream:
+            while chunk := stream.read(CHUNK):
+                digest.update(chunk)
+    except OSError:
+        return None
+    return (path, layout) if digest.hexdigest() == sha else None
+
+
+def copy_range(stream: BinaryIO | None, start: int, end: int) -> Iterator[bytes]:
+    """Bytes start..end of a file, a chunk at a time."""
+    if stream is None or end <= start:
+        return
+    stream.seek(start)
+    while start < end:
+        chunk = stream.read(min(CHUNK, end - start))
+        if not chunk:
+            raise OSError("the previous errors.ndjson is shorter than the cache says")
+        start += len(chunk)
+        yield chunk
 
 
 def redirect_files(site: Site, env: Environment) -> list[OutputFile]:
