@@ -37,7 +37,8 @@ def anchor(text: str) -> str:
 def make_environment(theme_dir: Path) -> Environment:
     """Build the Jinja environment for a theme (and the default theme it inherits from).
 
-    Autoescape everything, fail on undefined names.
+    Autoescape everything, fail on undefined names. A build makes its own
+    environment, so templates are never checked for changes on disk again.
     """
     env = Environment(
         loader=FileSystemLoader([str(layer / "templates") for layer in theme_layers(theme_dir)]),
@@ -47,6 +48,7 @@ def make_environment(theme_dir: Path) -> Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
         finalize=finalize,
+        auto_reload=False,
     )
     env.filters["anchor"] = anchor
     return env
