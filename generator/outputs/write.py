@@ -247,15 +247,6 @@ class Staging:
     def read_bytes(self, path: str) -> bytes:
         return (self.root / path).read_bytes()
 
-    def read_previous(self, path: str) -> str | None:
-        """A file of the previous output, when that output is one we wrote."""
-        if path not in self.previous:
-            return None
-        try:
-            return (self.out_dir / path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            return None
-
     def discard(self) -> None:
         """Give up: the output stays as it was; a half-changed spare is thrown away."""
         if self.root == self.spare:
@@ -311,7 +302,8 @@ class Staging:
             return self.seal_spare(self.previous)
         # Otherwise (no cache, or other code or settings): a spare from the new site, so the
         # next build is incremental too.
-        remove_later(replaced)
+        if replaced != self.spare:
+            remove_later(replaced)
         self.drop_spare()
         return None if self.spare.exists() else self.make_spare(outputs)
 
