@@ -64,7 +64,7 @@ class BuildCache:
     records: dict[str, RecordEntry] = field(default_factory=dict)
     shared_key: str = ""  # what every page depends on: settings, theme files, code
     units: dict[str, UnitEntry] = field(default_factory=dict)
-    pages: dict[str, Rendered] = field(default_factory=dict)  # site-wide pages and their contexts
+    pages: dict[str, Rendered] = field(default_factory=dict)  # site-wide pages, their inputs
     outputs: dict[str, str] = field(default_factory=dict)  # site path -> sha256
     dump_layout: Layout = field(default_factory=dict)  # where each line is in errors.ndjson
     spare: Spare | None = None  # the previous site kept beside the output, and what it holds

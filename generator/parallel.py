@@ -63,13 +63,21 @@ def fork_map(
         for part in chunks:
             yield from work(part)
         return
-    # Objects that exist before the fork are moved out of the collector's sight, so
-    # the workers' collections neither walk them nor copy the pages they live on.
+    with forked_pool(workers) as pool:
+        for results in pool.imap_unordered(work, chunks):
+            yield from results
+
+
+def forked_pool(workers: int) -> Pool:
+    """A pool of forked workers, each with the cycle collector on (the build pauses its own).
+
+    Objects that exist at the fork are moved out of the collector's sight
+    while forking, so the workers' collections neither walk them nor copy
+    the pages they live on.
+    """
     gc.freeze()
     try:
-        with multiprocessing.get_context("fork").Pool(workers, initializer=gc.enable) as pool:
-            for results in pool.imap_unordered(work, chunks):
-                yield from results
+        return multiprocessing.get_context("fork").Pool(workers, initializer=gc.enable)
     finally:
         gc.unfreeze()
 
@@ -88,13 +96,7 @@ class WorkerPool:
         self.size = jobs or os.cpu_count() or 1
         self.pool: Pool | None = None
         if self.size > 1 and "fork" in multiprocessing.get_all_start_methods():
-            gc.freeze()  # keep the collector from walking (and copying) the parent's objects
-            try:
-                self.pool = multiprocessing.get_context("fork").Pool(
-                    self.size, initializer=gc.enable
-                )
-            finally:
-                gc.unfreeze()
+            self.pool = forked_pool(self.size)
 
     def __enter__(self) -> WorkerPool:
         return self

@@ -333,10 +333,6 @@ def home_page_context(site: Site) -> dict[str, Any]:
     }
 
 
-def render_home_page(env: Environment, site: Site) -> str:
-    return env.get_template("index.html").render(home_page_context(site))
-
-
 def repo_page_context(site: Site, repo: str, records: list[Record]) -> dict[str, Any]:
     """A repository's errors grouped by exception type, then by source file."""
     path = urls.repo_page(repo)
@@ -369,17 +365,9 @@ def repo_page_context(site: Site, repo: str, records: list[Record]) -> dict[str,
     }
 
 
-def render_repo_page(env: Environment, site: Site, repo: str, records: list[Record]) -> str:
-    return env.get_template("repo.html").render(repo_page_context(site, repo, records))
-
-
 def search_page_context(site: Site) -> dict[str, Any]:
     page = PageLinks.for_page(urls.SEARCH_PAGE)
     return site_context(site.config, page, urls.canonical_url(site.config, urls.SEARCH_PAGE))
-
-
-def render_search_page(env: Environment, site: Site) -> str:
-    return env.get_template("search.html").render(search_page_context(site))
 
 
 def render_not_found_page(env: Environment, site: Site) -> str:

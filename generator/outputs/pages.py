@@ -32,7 +32,7 @@ Rendered = tuple[str, tuple[Any, ...], bytes]  # template, inputs, page
 
 @dataclass
 class PageMemo:
-    """The site-wide pages of the last build (same theme, settings and code), with contexts."""
+    """Site-wide pages of the last build (same theme, settings and code) and their inputs."""
 
     previous: dict[str, Rendered] = field(default_factory=dict)
     current: dict[str, Rendered] = field(default_factory=dict)
@@ -71,11 +71,11 @@ def page_files(site: Site, env: Environment, memo: PageMemo | None = None) -> li
         )
         files.append(OutputFile(path, html, f"repository {repo}"))
     home = memo.render(
-        env, urls.HOME_PAGE, "index.html", (config, site.records), lambda: home_page_context(site)
+        env, urls.HOME_PAGE, "index.html", (config, site.records), partial(home_page_context, site)
     )
     files.append(OutputFile(urls.HOME_PAGE, home, "home page"))
     search = memo.render(
-        env, urls.SEARCH_PAGE, "search.html", (config,), lambda: search_page_context(site)
+        env, urls.SEARCH_PAGE, "search.html", (config,), partial(search_page_context, site)
     )
     files.append(OutputFile(urls.SEARCH_PAGE, search, "search"))
     return files

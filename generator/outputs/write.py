@@ -300,8 +300,8 @@ class Staging:
             if replaced != self.spare:
                 os.rename(replaced, self.spare)
             return self.seal_spare(self.previous)
-        # Otherwise (no cache, or other code or settings): a spare from the new site, so the
-        # next build is incremental too.
+        # Otherwise the cache did not know the replaced folder (new errpages code, or an output
+        # changed behind its back): a spare from the new site, so the next build is incremental.
         if replaced != self.spare:
             remove_later(replaced)
         self.drop_spare()
