@@ -40,9 +40,17 @@ from generator.diagnostics import (
     with_source_lines,
 )
 from generator.linkcheck import check_cross_links, check_page
-from generator.links import link_records
+from generator.links import link_records, retitled
 from generator.loader import LoadedContent, display_path, load_content, parse_files
-from generator.model import Record, Site, SiteConfig, TextFile
+from generator.model import (
+    Record,
+    RecordStore,
+    RecordSummary,
+    Site,
+    SiteConfig,
+    TextFile,
+    summarize,
+)
 from generator.outputs import OutputFile
 from generator.outputs.api import api_files
 from generator.outputs.assets import asset_files
@@ -173,11 +181,16 @@ def load_site(
         config, theme_dir = read_settings(loaded, options, report)
         fresh, problems = validate_all(loaded, jobs)
         report.diagnostics += problems + loaded.problems + loaded.snippets.diagnostics
-        records = [*loaded.reused, *fresh]
+        store = RecordStore(fresh, cache.read_record if cache else None)
+        records = [*loaded.reused, *map(summarize, fresh)]
         if cache is not None:
             remember_records(cache, loaded, fresh)
     with timed(report, "link"):
-        ordered, links, problems = link_records(records, include_drafts)
+
+        def where(summary: RecordSummary, key: str) -> Position:
+            return store.get(summary).position(key)
+
+        ordered, links, problems = link_records(records, where, include_drafts)
         report.diagnostics += problems
         report.manifest = loaded.manifest
         if loaded.manifest is not None:
@@ -190,7 +203,7 @@ def load_site(
     report.diagnostics = with_source_lines(sorted_diagnostics(report.diagnostics), loaded.texts)
     if report.failed() or theme_dir is None:
         return None, None
-    site = Site(config, tuple(ordered), links, loaded.drift)
+    site = Site(config, tuple(ordered), links, loaded.drift, store)
     report.site = site
     return site, theme_dir
 
@@ -228,17 +241,27 @@ def validate_all(loaded: LoadedContent, jobs: int) -> tuple[list[Record], list[D
 
 
 def remember_records(cache: BuildCache, loaded: LoadedContent, fresh: list[Record]) -> None:
-    """Keep the newly validated records, with the stats of the files they came from."""
-    kept = {record.file for record in loaded.reused}
-    cache.records = {k: v for k, v in cache.records.items() if k in kept}
+    """Keep the newly validated records, with the stats of the files they came from.
+
+    Also note which errors' links now read differently (message, exception,
+    repository): every page that links to one of them is rendered again.
+    """
+    before = cache.records
+    kept = {summary.file for summary in loaded.reused}
+    cache.records = {k: v for k, v in before.items() if k in kept}
     for record in fresh:
         name = record.source.snippet.file
         cache.records[record.file] = RecordEntry(
             stat=loaded.record_stats[record.file],
             snippet_name=name,
             snippet_stat=loaded.snippets.stat(name) if name else None,
-            record=record,
+            summary=summarize(record),
         )
+        cache.fresh[record.file] = record
+    cache.retitled = retitled(
+        (entry.summary for entry in before.values()),
+        (entry.summary for entry in cache.records.values()),
+    )
 
 
 def template_diagnostic(exc: TemplateError, theme_dir: Path) -> Diagnostic:
@@ -260,7 +283,7 @@ class Plan:
     """Every output path of the whole site, and what this build renders of it."""
 
     paths: frozenset[str]
-    records: list[Record]  # this shard's records
+    records: list[RecordSummary]  # this shard's records
     site_files: list[OutputFile]  # site-wide files whose content does not depend on records' units
     global_shard: bool
 
@@ -320,14 +343,14 @@ def render_records(
     theme_dir: Path,
     plan: Plan,
     staging: Staging,
-    cached: dict[str, UnitEntry],
+    cache: BuildCache,
     pool: WorkerPool,
     report: BuildReport,
     progress: Progress | None = None,
 ) -> dict[str, UnitEntry]:
     """Carry over unchanged record outputs, render the rest (in parallel), check their links."""
     task = RenderTask(site.config, theme_dir, staging, plan.paths)
-    to_render, units = kept_units(site, staging, plan.records, cached)
+    to_render, units = kept_units(site, staging, plan.records, cache)
     report.pages_kept = len(units)
     total = len(plan.records)
     if progress:
@@ -335,7 +358,8 @@ def render_records(
     by_id = {record.id: record for record in to_render}
     try:
         for result in render_units(pool, task, site, to_render):
-            units[result.record_id] = unit_entry(site, by_id[result.record_id], result)
+            summary = by_id[result.record_id]
+            units[result.record_id] = unit_entry(site, summary, cache.version(summary.file), result)
             report.diagnostics += result.diagnostics
             if progress:
                 progress(len(units), total)
@@ -366,7 +390,7 @@ def stage_site_files(
         other_shards = {}
         for record in site.records:
             if record.id not in units:  # another shard renders its page
-                other_shards[record.id], words[record.id] = record_extras(site, record)
+                other_shards[record.id], words[record.id] = record_extras(site, site.record(record))
         files += search_files(site, words)
         try:
             hosting, problems = hosting_files(site, make_environment(theme_dir))
@@ -450,8 +474,17 @@ class BuildState:
 
 def load_and_write(state: BuildState, pool: WorkerPool, report: BuildReport) -> BuildReport:
     """The pipeline proper: load, validate, link, plan, render, write, remember."""
-    options, out_dir = state.options, state.out_dir
     cache = load_cache(state.cache_path, state.code)
+    try:
+        return build_with_cache(state, cache, pool, report)
+    finally:
+        cache.close()
+
+
+def build_with_cache(
+    state: BuildState, cache: BuildCache, pool: WorkerPool, report: BuildReport
+) -> BuildReport:
+    options, out_dir = state.options, state.out_dir
     if (
         out_dir is not None
         and cache.inputs == state.inputs
@@ -470,7 +503,7 @@ def load_and_write(state: BuildState, pool: WorkerPool, report: BuildReport) -> 
     shared_key = f"{state.code}\n{site.config!r}\n{theme_folders_fingerprint(theme_dir)}"
     if cache.shared_key != shared_key:
         cache.shared_key, cache.units, cache.pages = shared_key, {}, {}
-    memo = PageMemo(cache.pages)
+    memo = PageMemo(cache.pages, version=cache.version)
     layout: Layout = {}
     with timed(report, "render"):
         plan = plan_outputs(site, theme_dir, options, report, memo)
@@ -482,7 +515,7 @@ def load_and_write(state: BuildState, pool: WorkerPool, report: BuildReport) -> 
     try:
         with timed(report, "render"):
             units = render_records(
-                site, theme_dir, plan, staging, cache.units, pool, report, options.progress
+                site, theme_dir, plan, staging, cache, pool, report, options.progress
             )
             written = stage_site_files(
                 site, theme_dir, plan, staging, units, report, cache.dump_layout, layout
@@ -537,9 +570,10 @@ def check_only(
         if plan is None:
             return report
         env = make_environment(theme_dir)
-        for record in site.records:
+        for summary in site.records:
+            record = site.record(summary)
             html = render_error_page(
-                env, record, site.links[record.id], site.config, site.drift_note(record)
+                env, record, site.links[record.id], site.config, site.drift_note(summary)
             )
             problems, _ = check_page(urls.error_page(record.id), html, record.file, plan.paths)
             report.diagnostics += problems

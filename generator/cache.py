@@ -1,10 +1,18 @@
 """The build cache: what the last build read and wrote, so the next one redoes only what changed.
 
 It lives in one folder (`.errpages-cache/` by default, `--cache-dir` to move
-it), one file per output folder and set of options. `--no-cache` ignores and
-rewrites it. Anything that could change the output is part of a key: record
-and snippet files (by size, mtime and inode), site settings, every theme file,
-and errpages' own code, so a change to any of them shows up.
+it): per output folder and set of options, one SQLite database and a small
+summary file beside it. `--no-cache` neither reads nor writes it. Anything
+that could change the output is part of a key: record and snippet files (by
+size, mtime and inode), site settings, every theme file, and errpages' own
+code, so a change to any of them shows up.
+
+The database holds a head (everything a build needs up front: each record's
+summary and file stats, what each record's rendering made, the output's file
+hashes) and every full record in a row of its own. An edit rewrites the head
+and the edited record's row; a full record is read back only when a page
+that shows it is rendered again. One transaction saves it all, so a killed
+build leaves the previous cache whole.
 """
 
 from __future__ import annotations
@@ -13,42 +21,55 @@ import hashlib
 import json
 import os
 import pickle
-from dataclasses import dataclass, field
+import sqlite3
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from generator import __version__
 from generator.diagnostics import Diagnostic
 from generator.loader import SnippetFiles, StatKey
-from generator.model import DriftNote, ErrorLinks, Record
+from generator.model import DriftNote, ErrorLinks, Record, RecordSummary
 from generator.outputs.hosting import Layout
 from generator.outputs.pages import Rendered
 from generator.outputs.write import MARKER, Spare
 
-CACHE_FORMAT = 2
+CACHE_FORMAT = 4
 GENERATOR_DIR = Path(__file__).resolve().parent
+
+# What a record was read from: its file, the file's stats and its snippet file's stats.
+# A record read from the same files is the same record.
+Version = tuple[str, StatKey, StatKey | None]
 
 
 @dataclass(frozen=True)
 class RecordEntry:
-    """A validated record and the files it was read from, as they were."""
+    """A validated record's summary and the files it was read from, as they were."""
 
     stat: StatKey
     snippet_name: str | None
     snippet_stat: StatKey | None
-    record: Record
+    summary: RecordSummary
+
+
+# A record's links by id: related, then backlinks.
+LinkIds = tuple[tuple[str, ...], tuple[str, ...]]
+
+
+def link_ids(links: ErrorLinks) -> LinkIds:
+    return tuple(ref.id for ref in links.related), tuple(ref.id for ref in links.backlinks)
 
 
 @dataclass(frozen=True)
 class UnitEntry:
     """What rendering one record produced, and what it was rendered from.
 
-    The record is the very object in `records` (pickled once), so keeping
-    it here costs nothing; comparing it, its links and drift note with this
-    build's says whether the outputs still hold, without hashing anything.
+    The outputs still hold while the record was read from the same files,
+    links to the same errors (none of whose titles changed) and has the same
+    drift note.
     """
 
-    record: Record
-    links: ErrorLinks
+    version: Version
+    links: LinkIds
     drift: DriftNote | None
     files: tuple[tuple[str, str], ...]  # (site path, sha256)
     meaning_words: str  # space-separated, for the search index
@@ -61,7 +82,7 @@ class BuildCache:
     code: str = ""
     inputs: str = ""  # fingerprint of every input, for the no-op check
     site_identity: tuple[int, int, int] | None = None  # (device, inode) of the output we wrote
-    records: dict[str, RecordEntry] = field(default_factory=dict)
+    records: dict[str, RecordEntry] = field(default_factory=dict)  # by record file
     shared_key: str = ""  # what every page depends on: settings, theme files, code
     units: dict[str, UnitEntry] = field(default_factory=dict)
     pages: dict[str, Rendered] = field(default_factory=dict)  # site-wide pages, their inputs
@@ -69,8 +90,12 @@ class BuildCache:
     dump_layout: Layout = field(default_factory=dict)  # where each line is in errors.ndjson
     spare: Spare | None = None  # the previous site kept beside the output, and what it holds
     warnings: tuple[Diagnostic, ...] = ()  # what the last build reported, repeated on a no-op
+    fresh: dict[str, Record] = field(default_factory=dict)  # validated by this build, to save
+    retitled: frozenset[str] = frozenset()  # ids whose links read differently since last build
+    stored: frozenset[str] | None = None  # record files with a row (None: not known)
+    db: sqlite3.Connection | None = field(default=None, compare=False)
 
-    def reuse(self, shown: str, stat: StatKey, snippets: SnippetFiles) -> Record | None:
+    def reuse(self, shown: str, stat: StatKey, snippets: SnippetFiles) -> RecordSummary | None:
         """The cached record for a file unchanged since (with its snippet file unchanged)."""
         entry = self.records.get(shown)
         if entry is None or entry.stat != stat:
@@ -80,18 +105,54 @@ class BuildCache:
             and snippets.stat(entry.snippet_name) != entry.snippet_stat
         ):
             return None
-        return entry.record
+        return entry.summary
+
+    def version(self, record_file: str) -> Version:
+        """What a record was read from: a record read from the same files is the same record."""
+        entry = self.records[record_file]
+        return record_file, entry.stat, entry.snippet_stat
+
+    def read_record(self, record_file: str) -> Record:
+        """A full record the build did not validate, from its row (the cache knows every one)."""
+        record = self.fresh.get(record_file)
+        if record is not None:
+            return record
+        assert self.db is not None, "a cached record without a database"
+        row = self.db.execute("SELECT data FROM records WHERE file = ?", (record_file,)).fetchone()
+        if row is None:
+            raise KeyError(record_file)
+        loaded: Record = pickle.loads(row[0])
+        return loaded
 
     def save(self) -> None:
+        """Write the head, the new records' rows, and drop the rows of records now gone."""
         if self.path is None:
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        temp = self.path.with_suffix(".tmp")
-        with open(temp, "wb") as stream:
-            pickle.dump((CACHE_FORMAT, self), stream, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(temp, self.path)
+        head = replace(self, fresh={}, retitled=frozenset(), stored=None, db=None)
+        data = pickle.dumps((CACHE_FORMAT, head), protocol=pickle.HIGHEST_PROTOCOL)
+        try:
+            db = self.db or open_database(self.path)
+            with db:
+                if self.stored is None:  # rows under an unknown (older or damaged) head
+                    db.execute("DELETE FROM records")
+                gone = (self.stored or frozenset()) - self.records.keys()
+                db.executemany("DELETE FROM records WHERE file = ?", ((name,) for name in gone))
+                db.executemany(
+                    "INSERT OR REPLACE INTO records (file, data) VALUES (?, ?)",
+                    (
+                        (name, pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL))
+                        for name, record in self.fresh.items()
+                    ),
+                )
+                db.execute("INSERT OR REPLACE INTO head (id, data) VALUES (1, ?)", (data,))
+        except sqlite3.Error:
+            self.path.with_suffix(".head").unlink(missing_ok=True)  # no no-op from a stale cache
+            return
+        self.db = db
+        self.fresh = {}
+        self.stored = frozenset(self.records)
         # A small summary beside it answers "did anything change?" without loading it all.
-        head = json.dumps(
+        summary = json.dumps(
             {
                 "format": CACHE_FORMAT,
                 "code": self.code,
@@ -101,8 +162,33 @@ class BuildCache:
             }
         )
         head_path = self.path.with_suffix(".head")
-        head_path.with_suffix(".headtmp").write_text(head)
+        head_path.with_suffix(".headtmp").write_text(summary)
         os.replace(head_path.with_suffix(".headtmp"), head_path)
+
+    def close(self) -> None:
+        if self.db is not None:
+            self.db.close()
+            self.db = None
+
+
+def open_database(path: Path) -> sqlite3.Connection:
+    """The cache database, created when missing; one that cannot be read is started afresh."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for attempt in range(2):
+        db = sqlite3.connect(path, timeout=30)
+        try:
+            # A cache need not survive a power cut, only stay whole: no fsync on each save.
+            db.execute("PRAGMA journal_mode = WAL")
+            db.execute("PRAGMA synchronous = NORMAL")
+            db.execute("CREATE TABLE IF NOT EXISTS head (id INTEGER PRIMARY KEY, data BLOB)")
+            db.execute("CREATE TABLE IF NOT EXISTS records (file TEXT PRIMARY KEY, data BLOB)")
+            return db
+        except sqlite3.DatabaseError:
+            db.close()
+            if attempt:
+                raise
+            path.unlink(missing_ok=True)  # not a database (or a damaged one): ours to replace
+    raise AssertionError("unreachable")
 
 
 def unchanged_since(
@@ -134,21 +220,29 @@ def code_version() -> str:
 
 def cache_file(cache_dir: Path, out_dir: Path | None, options: str) -> Path:
     key = hashlib.sha256(f"{out_dir.resolve() if out_dir else '-'}\n{options}".encode()).hexdigest()
-    return cache_dir / f"build-{key[:20]}.pickle"
+    return cache_dir / f"build-{key[:20]}.sqlite"
 
 
 def load_cache(path: Path | None, code: str) -> BuildCache:
-    """The cache for this output and options; empty when missing, unreadable or from other code."""
-    if path is None or not path.is_file():
+    """The cache for this output and options; empty when missing, unreadable or from other code.
+
+    Only the head is read; full records are read one by one when asked for.
+    """
+    if path is None:
+        return BuildCache(path, code)
+    if not path.is_file():
         return BuildCache(path, code)
     try:
-        with open(path, "rb") as stream:
-            version, cache = pickle.load(stream)
-    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError, TypeError):
+        db = open_database(path)
+        row = db.execute("SELECT data FROM head WHERE id = 1").fetchone()
+        version, cache = pickle.loads(row[0]) if row else (None, None)
+    except (sqlite3.Error, pickle.UnpicklingError, EOFError, AttributeError, ValueError, TypeError):
         return BuildCache(path, code)
     if version != CACHE_FORMAT or not isinstance(cache, BuildCache) or cache.code != code:
-        return BuildCache(path, code)
+        return BuildCache(path, code, db=db)
     cache.path = path
+    cache.db = db
+    cache.stored = frozenset(cache.records)  # a save leaves a row for exactly these
     return cache
 
 
@@ -168,19 +262,25 @@ def folder_identity(path: Path) -> tuple[int, int, int] | None:
 
 def tree_fingerprint(folders: list[Path], extra: str) -> str:
     """Every file's path, size, mtime and inode under the folders, plus extra, hashed."""
-    digest = hashlib.sha256(extra.encode())
+    lines = [extra]
     for folder in folders:
         if folder.is_file():
             st = folder.stat()
-            digest.update(f"{folder}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ino}\n".encode())
+            lines.append(f"{folder}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ino}")
             continue
-        for root, dirs, files in os.walk(folder):
-            dirs.sort()
-            for name in sorted(files):
-                path = os.path.join(root, name)
+        pending = [str(folder)]
+        while pending:
+            try:
+                entries = sorted(os.scandir(pending.pop()), key=lambda entry: entry.name)
+            except OSError:
+                continue
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append(entry.path)
+                    continue
                 try:
-                    st = os.stat(path)
+                    st = entry.stat()
                 except OSError:
                     continue
-                digest.update(f"{path}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ino}\n".encode())
-    return digest.hexdigest()
+                lines.append(f"{entry.path}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ino}")
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()

@@ -10,7 +10,7 @@ import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 
 class Level(str, Enum):
@@ -18,9 +18,12 @@ class Level(str, Enum):
     ERROR = "error"
 
 
-@dataclass(frozen=True)
-class Position:
-    """A place in a content file: 1-based line and column."""
+class Position(NamedTuple):
+    """A place in a content file: 1-based line and column.
+
+    A named tuple rather than a dataclass: every validated record keeps a
+    few, and the build cache loads tens of thousands of them at once.
+    """
 
     path: str
     line: int = 0

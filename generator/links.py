@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable, Iterable
 
-from generator.diagnostics import Diagnostic, did_you_mean, error, warning
-from generator.model import ErrorLinks, LinkRef, Record
+from generator.diagnostics import Diagnostic, Position, did_you_mean, error, warning
+from generator.model import ErrorLinks, LinkRef, RecordSummary
 
 SHORT_TITLE_LENGTH = 60
+
+# Where a field of a record was written; asked only when there is a problem to report,
+# as it needs the full record.
+Where = Callable[[RecordSummary, str], Position]
 
 
 def short_text(text: str, limit: int = SHORT_TITLE_LENGTH) -> str:
@@ -21,7 +26,7 @@ def short_text(text: str, limit: int = SHORT_TITLE_LENGTH) -> str:
     return text[:cut].rstrip(" ,;:.-") + "…"
 
 
-def link_ref(record: Record) -> LinkRef:
+def link_ref(record: RecordSummary) -> LinkRef:
     return LinkRef(
         id=record.id,
         title=short_text(record.message),
@@ -31,9 +36,21 @@ def link_ref(record: Record) -> LinkRef:
     )
 
 
-def index_ids(records: list[Record]) -> tuple[dict[str, Record], list[Diagnostic]]:
+def retitled(before: Iterable[RecordSummary], now: Iterable[RecordSummary]) -> frozenset[str]:
+    """Ids whose links read differently now (message, exception or repository changed), or new."""
+    earlier = {summary.id: (summary.message, summary.exception, summary.repo) for summary in before}
+    return frozenset(
+        summary.id
+        for summary in now
+        if earlier.get(summary.id) != (summary.message, summary.exception, summary.repo)
+    )
+
+
+def index_ids(
+    records: list[RecordSummary], where: Where
+) -> tuple[dict[str, RecordSummary], list[Diagnostic]]:
     """Map each id to its record, reporting duplicate ids with both files."""
-    by_id: dict[str, Record] = {}
+    by_id: dict[str, RecordSummary] = {}
     diagnostics: list[Diagnostic] = []
     for record in sorted(records, key=lambda r: r.file):
         first = by_id.get(record.id)
@@ -41,9 +58,9 @@ def index_ids(records: list[Record]) -> tuple[dict[str, Record], list[Diagnostic
             how = " (derived from repo, exception and message)" if record.id_derived else ""
             diagnostics.append(
                 error(
-                    record.position("id"),
+                    where(record, "id"),
                     "id",
-                    f"duplicate id {record.id}{how}: also used by {first.position('id')}",
+                    f"duplicate id {record.id}{how}: also used by {where(first, 'id')}",
                     "every record needs its own id; merge the two records or give one a new id",
                 )
             )
@@ -52,39 +69,43 @@ def index_ids(records: list[Record]) -> tuple[dict[str, Record], list[Diagnostic
     return by_id, diagnostics
 
 
-def index_aliases(by_id: dict[str, Record]) -> tuple[dict[str, str], list[Diagnostic]]:
+def index_aliases(
+    by_id: dict[str, RecordSummary], where: Where
+) -> tuple[dict[str, str], list[Diagnostic]]:
     """Map each former id to the record that now carries it."""
     alias_to_id: dict[str, str] = {}
     diagnostics: list[Diagnostic] = []
     for record in by_id.values():
         for index, alias in enumerate(record.aliases):
-            where = record.position(f"aliases[{index}]")
+            if alias != record.id and alias not in by_id and alias not in alias_to_id:
+                alias_to_id[alias] = record.id  # the usual case, checked without positions
+                continue
+            at = where(record, f"aliases[{index}]")
             if alias == record.id:
-                diagnostics.append(error(where, "aliases", f"{alias} is this record's own id"))
+                diagnostics.append(error(at, "aliases", f"{alias} is this record's own id"))
             elif alias in by_id:
                 other = by_id[alias]
                 diagnostics.append(
                     error(
-                        where,
+                        at,
                         "aliases",
-                        f"alias {alias} is the id of another record ({other.position('id')})",
+                        f"alias {alias} is the id of another record ({where(other, 'id')})",
                         "an alias is a former id; it cannot belong to a live record",
                     )
                 )
-            elif alias in alias_to_id:
+            else:
                 other = by_id[alias_to_id[alias]]
                 diagnostics.append(
-                    error(where, "aliases", f"alias {alias} is also claimed by {other.file}")
+                    error(at, "aliases", f"alias {alias} is also claimed by {other.file}")
                 )
-            else:
-                alias_to_id[alias] = record.id
     return alias_to_id, diagnostics
 
 
 def resolve_related(
-    record: Record,
-    by_id: dict[str, Record],
+    record: RecordSummary,
+    by_id: dict[str, RecordSummary],
     alias_to_id: dict[str, str],
+    where: Where,
     drafts: frozenset[str] = frozenset(),
 ) -> tuple[list[str], list[Diagnostic]]:
     """Return the ids this record's `related` list points at, reporting unknown ones."""
@@ -95,11 +116,11 @@ def resolve_related(
         if target == related_id and target != record.id and target not in resolved:
             resolved.append(target)  # the usual case, checked without looking up positions
             continue
-        where = record.position(f"related[{index}]")
+        at = where(record, f"related[{index}]")
         if target is None and related_id in drafts:
             diagnostics.append(
                 error(
-                    where,
+                    at,
                     f"related[{index}]",
                     f"{related_id} is a draft, which is not published",
                     "finish it and remove 'draft: true', or build with --drafts",
@@ -109,7 +130,7 @@ def resolve_related(
         if target is None:
             diagnostics.append(
                 error(
-                    where,
+                    at,
                     f"related[{index}]",
                     f"unknown error id {related_id}",
                     did_you_mean(related_id, by_id) or "no record has this id or alias",
@@ -119,40 +140,38 @@ def resolve_related(
         if target != related_id:
             diagnostics.append(
                 warning(
-                    where,
+                    at,
                     f"related[{index}]",
                     f"{related_id} is a former id of {target}",
                     f"write {target}",
                 )
             )
         if target == record.id:
-            diagnostics.append(
-                error(where, f"related[{index}]", "an error cannot relate to itself")
-            )
+            diagnostics.append(error(at, f"related[{index}]", "an error cannot relate to itself"))
         elif target in resolved:
-            diagnostics.append(warning(where, f"related[{index}]", f"{target} is listed twice"))
+            diagnostics.append(warning(at, f"related[{index}]", f"{target} is listed twice"))
         else:
             resolved.append(target)
     return resolved, diagnostics
 
 
 def link_records(
-    records: list[Record], include_drafts: bool = False
-) -> tuple[list[Record], dict[str, ErrorLinks], list[Diagnostic]]:
+    records: list[RecordSummary], where: Where, include_drafts: bool = False
+) -> tuple[list[RecordSummary], dict[str, ErrorLinks], list[Diagnostic]]:
     """Resolve ids, aliases, related lists and backlinks; return the published records by id.
 
     Drafts take part in the id checks (a draft's id is taken) but are left
     out of the site unless include_drafts.
     """
-    all_ids, diagnostics = index_ids(records)
+    all_ids, diagnostics = index_ids(records, where)
     drafts = frozenset(i for i, r in all_ids.items() if r.draft and not include_drafts)
     by_id = {i: r for i, r in all_ids.items() if i not in drafts}
-    alias_to_id, problems = index_aliases(by_id)
+    alias_to_id, problems = index_aliases(by_id, where)
     diagnostics += problems
     related: dict[str, list[str]] = {}
     backlinks: dict[str, set[str]] = defaultdict(set)
     for record in by_id.values():
-        related[record.id], problems = resolve_related(record, by_id, alias_to_id, drafts)
+        related[record.id], problems = resolve_related(record, by_id, alias_to_id, where, drafts)
         diagnostics += problems
         for target in related[record.id]:
             backlinks[target].add(record.id)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from generator.diagnostics import Diagnostic, Position, error, warning
-from generator.model import DriftNote, Record, TextFile
+from generator.model import DriftNote, RecordSummary, TextFile
 from generator.published import MANIFEST, Manifest, read_manifest
 from generator.yamldoc import YamlDocument, parse_yaml
 
@@ -35,7 +35,7 @@ class LoadedContent:
     texts: SourceLines  # display path -> lines, for showing offending lines
     drift: dict[str, DriftNote] = field(default_factory=dict)
     manifest: Manifest | None = None
-    reused: tuple[Record, ...] = ()  # records unchanged since the cached build
+    reused: tuple[RecordSummary, ...] = ()  # records unchanged since the cached build
     record_stats: dict[str, StatKey] = field(default_factory=dict)
     problems: list[Diagnostic] = field(default_factory=list)  # found while records are read
     pending: tuple[tuple[Path, str], ...] = ()  # record files to read: (path, display path)
@@ -73,22 +73,36 @@ def read_text(path: Path, limit: int) -> tuple[str | None, list[Diagnostic]]:
     return text.replace("\r\n", "\n").replace("\r", "\n"), []
 
 
+StatKey = tuple[int, int, int]  # size, mtime in ns, inode: enough to tell a file changed
+
+
+@dataclass(frozen=True)
+class FoundFile:
+    """A regular file below a folder: its path, its name under the folder, and its stat."""
+
+    path: str
+    name: str  # relative to the folder, with forward slashes
+    stat: StatKey
+
+
 def walk_files(
     folder: Path, content_root: Path, folder_suffixes: tuple[str, ...] = ()
-) -> tuple[list[Path], list[Diagnostic]]:
+) -> tuple[list[FoundFile], list[Diagnostic]]:
     """List regular files below folder in a stable order, refusing links that leave content/.
 
     A folder whose name ends in one of folder_suffixes (a folder named like a
-    record file) is reported too.
+    record file) is reported too. Each file is stat'ed once, here: at tens of
+    thousands of records the walk is most of a build that changes one.
     """
-    files: list[Path] = []
+    files: list[FoundFile] = []
     diagnostics: list[Diagnostic] = []
     if not folder.is_dir():
         return files, diagnostics
     root = content_root.resolve()
-    pending = [str(folder)]
+    pending = [(str(folder), "")]
     while pending:
-        with os.scandir(pending.pop()) as entries:
+        where, prefix = pending.pop()
+        with os.scandir(where) as entries:
             for entry in entries:
                 if entry.is_symlink():
                     target = Path(entry.path).resolve()
@@ -103,7 +117,7 @@ def walk_files(
                         )
                         continue
                 if entry.is_dir():
-                    pending.append(entry.path)
+                    pending.append((entry.path, prefix + entry.name + "/"))
                     if folder_suffixes and entry.name.endswith(folder_suffixes):
                         diagnostics.append(
                             error(
@@ -113,16 +127,11 @@ def walk_files(
                             )
                         )
                 elif entry.is_file():
-                    files.append(Path(entry.path))
-    return sorted(files), diagnostics
-
-
-StatKey = tuple[int, int, int]  # size, mtime in ns, inode: enough to tell a file changed
-
-
-def stat_key(path: Path) -> StatKey:
-    st = path.stat()
-    return st.st_size, st.st_mtime_ns, st.st_ino
+                    st = entry.stat()
+                    key = (st.st_size, st.st_mtime_ns, st.st_ino)
+                    files.append(FoundFile(entry.path, prefix + entry.name, key))
+    files.sort(key=lambda found: found.name.split("/"))
+    return files, diagnostics
 
 
 class SourceLines:
@@ -148,17 +157,15 @@ class SourceLines:
 class SnippetFiles(Mapping[str, TextFile]):
     """The files under content/snippets/ by name, read only when a record asks for one."""
 
-    def __init__(self, folder: Path, paths: list[Path], texts: SourceLines) -> None:
+    def __init__(self, folder: Path, found: list[FoundFile], texts: SourceLines) -> None:
         self.folder = folder
-        self.paths = {path.relative_to(folder).as_posix(): path for path in paths}
-        self.stats: dict[str, StatKey] = {}
+        self.paths = {file.name: Path(file.path) for file in found}
+        self.stats = {file.name: file.stat for file in found}
         self.texts = texts
         self.read: dict[str, TextFile | None] = {}
         self.diagnostics: list[Diagnostic] = []
 
     def stat(self, name: str) -> StatKey | None:
-        if name not in self.stats and name in self.paths:
-            self.stats[name] = stat_key(self.paths[name])
         return self.stats.get(name)
 
     def __getitem__(self, name: str) -> TextFile:
@@ -185,7 +192,7 @@ class SnippetFiles(Mapping[str, TextFile]):
 
 
 # Given a record file's display path and stat, the record from an earlier build if still valid.
-Reuse = Callable[[str, StatKey, SnippetFiles], Record | None]
+Reuse = Callable[[str, StatKey, SnippetFiles], RecordSummary | None]
 
 
 def load_content(
@@ -194,7 +201,7 @@ def load_content(
     """Read site.yaml and every record under errors/; snippet files are read when asked for.
 
     With `reuse`, a record file unchanged since an earlier build is not read:
-    its validated record comes back in `reused`.
+    its validated record's summary comes back in `reused`.
     """
     diagnostics: list[Diagnostic] = []
     texts = SourceLines()
@@ -213,22 +220,23 @@ def load_content(
     diagnostics += problems
     snippets = SnippetFiles(snippets_dir, snippet_files, texts)
 
-    reused: list[Record] = []
+    reused: list[RecordSummary] = []
     record_stats: dict[str, StatKey] = {}
     to_read: list[tuple[Path, str]] = []
     errors_dir = content_root / "errors"
     record_files, problems = walk_files(errors_dir, content_root, RECORD_SUFFIXES)
     diagnostics += problems
-    for path in record_files:
-        if not path.name.endswith(RECORD_SUFFIXES):
+    shown_folder = display_path(errors_dir) + "/"
+    for found in record_files:
+        if not found.name.endswith(RECORD_SUFFIXES):
             continue
-        shown = display_path(path)
-        record_stats[shown] = stat_key(path)
-        earlier = reuse(shown, record_stats[shown], snippets) if reuse else None
+        shown = shown_folder + found.name  # what display_path() says, without asking it 10k times
+        record_stats[shown] = found.stat
+        earlier = reuse(shown, found.stat, snippets) if reuse else None
         if earlier is not None:
             reused.append(earlier)
         else:
-            to_read.append((path, shown))
+            to_read.append((Path(found.path), shown))
 
     drift, problems = load_drift(content_root / DRIFT_FILE)
     diagnostics += problems

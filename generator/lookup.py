@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 
 from generator.messages import message_parts
-from generator.model import Record
+from generator.model import RecordSummary
 
 WORD_RE = re.compile(r"[A-Za-z0-9_]{2,}")
 # `ValueError: message`, `pkg.mod.CustomError: message`, `WARNING: message`.
@@ -30,7 +30,7 @@ EXACT_BASE = 1000.0
 class Matcher:
     """A record's message template compiled for matching."""
 
-    record: Record
+    record: RecordSummary
     pattern: re.Pattern[str]
     names: tuple[str, ...]
     literal_length: int
@@ -40,7 +40,7 @@ class Matcher:
 
 @dataclass(frozen=True)
 class LookupMatch:
-    record: Record
+    record: RecordSummary
     score: float
     exact: bool
     values: dict[str, str] = field(default_factory=dict)
@@ -64,7 +64,7 @@ def placeholder_pattern(index: int, count: int) -> str:
     return "(.+?)"
 
 
-def compile_matcher(record: Record) -> Matcher:
+def compile_matcher(record: RecordSummary) -> Matcher:
     """Turn a record's message template into a regular expression with one group a placeholder."""
     parts = message_parts(record.message.strip())
     pieces: list[str] = []
@@ -94,7 +94,7 @@ def compile_matcher(record: Record) -> Matcher:
     )
 
 
-def compile_matchers(records: tuple[Record, ...] | list[Record]) -> list[Matcher]:
+def compile_matchers(records: tuple[RecordSummary, ...] | list[RecordSummary]) -> list[Matcher]:
     return [compile_matcher(record) for record in records]
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from generator.diagnostics import Position
 
@@ -106,9 +108,62 @@ class Record:
         return self.positions.get(key) or Position(self.file, 1, 1)
 
 
-@dataclass(frozen=True)
-class LinkRef:
-    """A resolved link to another error page, titled for display."""
+class RecordSummary(NamedTuple):
+    """What the site-wide stages need of a record: links, listings, indexes, sitemap.
+
+    A build of tens of thousands of errors where one changed keeps only these
+    in memory for the rest; a full record is read (from the cache) only for a
+    page that shows it. A named tuple, as it is loaded from the cache by the
+    ten thousand.
+    """
+
+    id: str
+    file: str
+    repo: str
+    kind: str
+    exception: str
+    message: str
+    title: str
+    source_path: str
+    source_line: int
+    commit: str
+    related: tuple[str, ...]
+    tags: tuple[str, ...]
+    aliases: tuple[str, ...]
+    analysis_date: str
+    draft: bool
+    retired: bool
+    id_derived: bool
+
+
+def summarize(record: Record) -> RecordSummary:
+    return RecordSummary(
+        id=record.id,
+        file=record.file,
+        repo=record.repo,
+        kind=record.kind,
+        exception=record.exception,
+        message=record.message,
+        title=record.title,
+        source_path=record.source.path,
+        source_line=record.source.line,
+        commit=record.source.commit,
+        related=record.related,
+        tags=record.tags,
+        aliases=record.aliases,
+        analysis_date=record.analysis.date if record.analysis else "",
+        draft=record.draft,
+        retired=record.retired is not None,
+        id_derived=record.id_derived,
+    )
+
+
+class LinkRef(NamedTuple):
+    """A resolved link to another error page, titled for display.
+
+    A named tuple: a record's links are compared with the cached ones on
+    every build, and tuples compare (and load from the cache) fastest.
+    """
 
     id: str
     title: str
@@ -159,18 +214,47 @@ class DriftNote:
     now: str = ""
 
 
+class RecordStore:
+    """Full records by file: those validated in this build, the others read when asked for.
+
+    `read` fetches a record the build did not validate (from the cache); a
+    record read once is kept for the rest of the build.
+    """
+
+    def __init__(
+        self, records: Iterable[Record] = (), read: Callable[[str], Record] | None = None
+    ) -> None:
+        self.records = {record.file: record for record in records}
+        self.read = read
+
+    def get(self, summary: RecordSummary) -> Record:
+        record = self.records.get(summary.file)
+        if record is None:
+            if self.read is None:
+                raise KeyError(summary.file)
+            record = self.records[summary.file] = self.read(summary.file)
+        return record
+
+
 @dataclass(frozen=True)
 class Site:
-    """Everything the renderer needs: settings, records in id order, and the link graph."""
+    """Everything the renderer needs: settings, records in id order, and the link graph.
+
+    `records` are summaries; `record()` gives the full record behind one.
+    """
 
     config: SiteConfig
-    records: tuple[Record, ...]
+    records: tuple[RecordSummary, ...]
     links: dict[str, ErrorLinks]
     drift: dict[str, DriftNote] = field(default_factory=dict)
+    store: RecordStore = field(default_factory=RecordStore, compare=False)
 
-    def drift_note(self, record: Record) -> DriftNote | None:
+    def record(self, summary: RecordSummary) -> Record:
+        return self.store.get(summary)
+
+    def drift_note(self, summary: RecordSummary) -> DriftNote | None:
         """The saved drift status, if it was taken for the commit the record is pinned to now."""
-        note = self.drift.get(record.id)
-        if note is None or note.status == "same" or note.pinned_commit != record.source.commit:
+        note = self.drift.get(summary.id)
+        if note is None or note.status == "same" or note.pinned_commit != summary.commit:
             return None
         return note

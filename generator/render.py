@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,15 @@ from generator.highlight import highlight_block, highlight_lines
 from generator.links import short_text
 from generator.markdown import render_markdown, render_markdown_inline, text_of_html
 from generator.messages import message_parts, placeholder_names
-from generator.model import DriftNote, ErrorLinks, LinkRef, Record, Site, SiteConfig
+from generator.model import (
+    DriftNote,
+    ErrorLinks,
+    LinkRef,
+    Record,
+    RecordSummary,
+    Site,
+    SiteConfig,
+)
 from generator.reveal import finalize, reveal_html, reveal_text
 from generator.themes import theme_layers
 
@@ -299,17 +308,17 @@ def error_summary(record: Record, page: PageLinks) -> dict[str, Any]:
     }
 
 
-def group_by_repo(records: tuple[Record, ...]) -> dict[str, list[Record]]:
-    groups: dict[str, list[Record]] = defaultdict(list)
+def group_by_repo(records: Iterable[RecordSummary]) -> dict[str, list[RecordSummary]]:
+    groups: dict[str, list[RecordSummary]] = defaultdict(list)
     for record in records:
         groups[record.repo].append(record)
     return dict(sorted(groups.items(), key=lambda item: item[0].lower()))
 
 
-def recent_records(site: Site, count: int | None = None) -> list[Record]:
+def recent_records(site: Site, count: int | None = None) -> list[RecordSummary]:
     """The newest analyses first; records without a date last, then by id for stability."""
-    dated = sorted(site.records, key=lambda r: (r.analysis.date if r.analysis else "", r.id))
-    ordered = sorted(dated, key=lambda r: r.analysis.date if r.analysis else "", reverse=True)
+    dated = sorted(site.records, key=lambda r: (r.analysis_date, r.id))
+    ordered = sorted(dated, key=lambda r: r.analysis_date, reverse=True)
     return ordered[: site.config.recent_count if count is None else count]
 
 
@@ -329,17 +338,17 @@ def home_page_context(site: Site) -> dict[str, Any]:
         **site_context(site.config, page, urls.canonical_url(site.config, urls.HOME_PAGE)),
         "repos": repos,
         "total": len(site.records),
-        "recent": [error_summary(r, page) for r in recent_records(site)],
+        "recent": [error_summary(site.record(r), page) for r in recent_records(site)],
     }
 
 
-def repo_page_context(site: Site, repo: str, records: list[Record]) -> dict[str, Any]:
+def repo_page_context(site: Site, repo: str, records: list[RecordSummary]) -> dict[str, Any]:
     """A repository's errors grouped by exception type, then by source file."""
     path = urls.repo_page(repo)
     page = PageLinks.for_page(path)
-    by_exception: dict[str, dict[str, list[Record]]] = defaultdict(lambda: defaultdict(list))
+    by_exception: dict[str, dict[str, list[RecordSummary]]] = defaultdict(lambda: defaultdict(list))
     for record in records:
-        by_exception[record.exception][record.source.path].append(record)
+        by_exception[record.exception][record.source_path].append(record)
     groups = [
         {
             "exception": exception,
@@ -348,8 +357,8 @@ def repo_page_context(site: Site, repo: str, records: list[Record]) -> dict[str,
                 {
                     "path": source_path,
                     "errors": [
-                        error_summary(r, page)
-                        for r in sorted(items, key=lambda r: (r.source.line, r.id))
+                        error_summary(site.record(r), page)
+                        for r in sorted(items, key=lambda r: (r.source_line, r.id))
                     ],
                 }
                 for source_path, items in sorted(files.items())

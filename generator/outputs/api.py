@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from generator import urls
-from generator.model import ErrorLinks, LinkRef, Record, Site, SiteConfig
+from generator.model import ErrorLinks, LinkRef, Record, RecordSummary, Site, SiteConfig
 from generator.outputs import OutputFile
 from generator.record_schema import record_schema
 
@@ -95,7 +95,7 @@ def error_data(record: Record, links: ErrorLinks, config: SiteConfig) -> dict[st
     }
 
 
-def summary_data(record: Record, config: SiteConfig) -> dict[str, Any]:
+def summary_data(record: RecordSummary, config: SiteConfig) -> dict[str, Any]:
     page = urls.error_page(record.id)
     return {
         "id": record.id,
@@ -104,14 +104,14 @@ def summary_data(record: Record, config: SiteConfig) -> dict[str, Any]:
         "exception": record.exception,
         "message": record.message,
         "title": record.title,
-        "source_path": record.source.path,
-        "source_line": record.source.line,
+        "source_path": record.source_path,
+        "source_line": record.source_line,
         "tags": list(record.tags),
         "url": urls.permanent_path(page),
         "canonical_url": urls.canonical_url(config, page),
         "json_url": urls.error_json(record.id),
-        "analysis_date": record.analysis.date if record.analysis else "",
-        "retired": record.retired is not None,
+        "analysis_date": record.analysis_date,
+        "retired": record.retired,
     }
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime
 import hashlib
 import json
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
 from typing import BinaryIO
@@ -21,7 +21,7 @@ from generator import urls
 from generator.diagnostics import Diagnostic, Position, warning
 from generator.links import short_text
 from generator.markdown import plain_text
-from generator.model import Record, Site
+from generator.model import RecordSummary, Site
 from generator.outputs import OutputFile
 from generator.render import (
     first_sentence,
@@ -34,9 +34,8 @@ from generator.render import (
 NOJEKYLL = ".nojekyll"
 
 
-def newest_date(records: list[Record] | tuple[Record, ...]) -> str:
-    dates = [r.analysis.date for r in records if r.analysis and r.analysis.date]
-    return max(dates, default="")
+def newest_date(records: Iterable[RecordSummary]) -> str:
+    return max((r.analysis_date for r in records), default="")
 
 
 def sitemap_xml(site: Site) -> str:
@@ -48,7 +47,7 @@ def sitemap_xml(site: Site) -> str:
     for repo, records in group_by_repo(site.records).items():
         entries.append((urls.repo_page(repo), newest_date(records)))
     for record in site.records:
-        entries.append((urls.error_page(record.id), newest_date([record])))
+        entries.append((urls.error_page(record.id), record.analysis_date))
     lines = [
         '<?xml version="1.0" encoding="UTF-8"?>',
         '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">',
@@ -89,9 +88,10 @@ def feed_xml(site: Site) -> str:
         f"  <updated>{updated}</updated>",
         f"  <author><name>{escape(config.title)}</name></author>",
     ]
-    for record in newest:
+    for entry in newest:
+        record = site.record(entry)
         url = urls.canonical_url(config, urls.error_page(record.id))
-        date = record.analysis.date if record.analysis else ""
+        date = entry.analysis_date
         title = f"{record.exception}: {short_text(record.message, 120)}"
         summary = first_sentence(plain_text(record.meaning))
         lines += [
@@ -190,7 +190,7 @@ def redirect_files(site: Site, env: Environment) -> list[OutputFile]:
     files = []
     for record in site.records:
         for alias in record.aliases:
-            html = render_redirect_page(env, site, alias, record)
+            html = render_redirect_page(env, site, alias, site.record(record))
             files.append(OutputFile(urls.error_page(alias), html.encode(), record.file))
             stub = {
                 "id": alias,

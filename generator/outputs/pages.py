@@ -3,14 +3,14 @@
 (Each error's page is a record output.) These list many records, so at tens
 of thousands of errors rendering them is a visible part of an incremental
 build; a page whose inputs (the settings and the records it is made from)
-equal the last build's is not rendered again. Records reused from the cache
-are the very objects the last build held, so the comparison is mostly
-identity checks, and keeping the inputs in the cache costs a reference each.
+equal the last build's is not rendered again. A record stands in the inputs
+by its version (its file and the stats of what it was read from): a record
+read from the same files is the same record, and versions are small to keep.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -18,7 +18,7 @@ from typing import Any
 from jinja2 import Environment
 
 from generator import urls
-from generator.model import Site
+from generator.model import RecordSummary, Site
 from generator.outputs import OutputFile
 from generator.render import (
     group_by_repo,
@@ -36,6 +36,11 @@ class PageMemo:
 
     previous: dict[str, Rendered] = field(default_factory=dict)
     current: dict[str, Rendered] = field(default_factory=dict)
+    # A record file -> what it was read from; by default unlike anything remembered.
+    version: Callable[[str], Hashable] = lambda _file: object()
+
+    def versions(self, records: Iterable[RecordSummary]) -> tuple[Hashable, ...]:
+        return tuple(self.version(record.file) for record in records)
 
     def render(
         self,
@@ -66,12 +71,16 @@ def page_files(site: Site, env: Environment, memo: PageMemo | None = None) -> li
             env,
             path,
             "repo.html",
-            (config, repo, tuple(records)),
+            (config, repo, memo.versions(records)),
             partial(repo_page_context, site, repo, records),
         )
         files.append(OutputFile(path, html, f"repository {repo}"))
     home = memo.render(
-        env, urls.HOME_PAGE, "index.html", (config, site.records), partial(home_page_context, site)
+        env,
+        urls.HOME_PAGE,
+        "index.html",
+        (config, memo.versions(site.records)),
+        partial(home_page_context, site),
     )
     files.append(OutputFile(urls.HOME_PAGE, home, "home page"))
     search = memo.render(

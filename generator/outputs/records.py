@@ -19,11 +19,11 @@ from pathlib import Path
 from jinja2 import Environment
 
 from generator import urls
-from generator.cache import UnitEntry
+from generator.cache import BuildCache, UnitEntry, Version, link_ids
 from generator.diagnostics import Diagnostic
 from generator.linkcheck import CrossLink, check_page
 from generator.markdown import render_markdown, render_markdown_inline
-from generator.model import DriftNote, ErrorLinks, Record, Site, SiteConfig
+from generator.model import DriftNote, ErrorLinks, Record, RecordSummary, Site, SiteConfig
 from generator.outputs.api import error_data
 from generator.outputs.search import meaning_words
 from generator.outputs.write import Staging
@@ -78,12 +78,14 @@ def render_unit(
     return UnitResult(record.id, files, words, tuple(cross), tuple(diagnostics))
 
 
-def unit_entry(site: Site, record: Record, result: UnitResult) -> UnitEntry:
+def unit_entry(
+    site: Site, summary: RecordSummary, version: Version, result: UnitResult
+) -> UnitEntry:
     """Remember what a record was rendered from, beside what the rendering made."""
     return UnitEntry(
-        record=record,
-        links=site.links[record.id],
-        drift=site.drift_note(record),
+        version=version,
+        links=link_ids(site.links[summary.id]),
+        drift=site.drift_note(summary),
         files=result.files,
         meaning_words=result.meaning_words,
         cross_links=result.cross_links,
@@ -111,33 +113,41 @@ def _render_chunk(
 
 
 def render_units(
-    pool: WorkerPool, task: RenderTask, site: Site, records: list[Record]
+    pool: WorkerPool, task: RenderTask, site: Site, records: list[RecordSummary]
 ) -> Iterator[UnitResult]:
     """Render these records' outputs, in the worker processes when it pays.
 
     The workers did not inherit the site: each record goes to them with its
     links, so a worker holds only the records it is rendering.
     """
-    items = [(record, site.links[record.id], site.drift_note(record)) for record in records]
+    items = [(site.record(s), site.links[s.id], site.drift_note(s)) for s in records]
     yield from pool.map(_render_chunk, _start_worker, task, items)
 
 
 def kept_units(
-    site: Site, staging: Staging, records: Iterable[Record], cached: dict[str, UnitEntry]
-) -> tuple[list[Record], dict[str, UnitEntry]]:
-    """Split records into those to render and those whose cached outputs can be carried over."""
-    to_render: list[Record] = []
+    site: Site, staging: Staging, records: Iterable[RecordSummary], cache: BuildCache
+) -> tuple[list[RecordSummary], dict[str, UnitEntry]]:
+    """Split records into those to render and those whose cached outputs can be carried over.
+
+    A cached rendering holds while the record was read from the same files,
+    links to the same errors, none of which reads differently now, and has
+    the same drift note.
+    """
+    to_render: list[RecordSummary] = []
     kept: dict[str, UnitEntry] = {}
-    for record in records:
-        entry = cached.get(record.id)
+    retitled = cache.retitled
+    for summary in records:
+        entry = cache.units.get(summary.id)
         if (
             entry is not None
-            and (entry.record is record or entry.record == record)
-            and entry.links == site.links[record.id]
-            and entry.drift == site.drift_note(record)
+            and entry.version == cache.version(summary.file)
+            and entry.links == link_ids(site.links[summary.id])
+            and retitled.isdisjoint(entry.links[0])
+            and retitled.isdisjoint(entry.links[1])
+            and entry.drift == site.drift_note(summary)
             and all(staging.keep(path, sha) for path, sha in entry.files)
         ):
-            kept[record.id] = entry
+            kept[summary.id] = entry
         else:
-            to_render.append(record)
+            to_render.append(summary)
     return to_render, kept

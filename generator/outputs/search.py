@@ -15,7 +15,7 @@ from typing import Any
 
 from generator import urls
 from generator.markdown import text_of_html
-from generator.model import Record, Site
+from generator.model import Record, RecordSummary, Site
 from generator.outputs import OutputFile
 
 FIELDS = ("id", "repo", "kind", "exception", "message", "title", "path", "tags", "words", "retired")
@@ -54,7 +54,7 @@ class Table:
         return list(self.numbers)
 
 
-def search_index(records: tuple[Record, ...], words_by_id: dict[str, str]) -> dict[str, Any]:
+def search_index(records: tuple[RecordSummary, ...], words_by_id: dict[str, str]) -> dict[str, Any]:
     """The index: one short array per error; repeated strings and meaning words numbered.
 
     `words` holds the numbers of the error's meaning words in `vocabulary`,
@@ -75,7 +75,7 @@ def search_index(records: tuple[Record, ...], words_by_id: dict[str, str]) -> di
                 strings.number(record.exception),
                 record.message,
                 record.title if record.title != record.message else "",
-                strings.number(record.source.path),
+                strings.number(record.source_path),
                 list(record.tags),
                 " ".join([word_number[word] for word in words]),
                 1 if record.retired else 0,

@@ -98,12 +98,15 @@ def remove_leftovers(out_dir: Path) -> None:
     They are ours by name: the output's name after a dot, `.new-` or `.old-`,
     and mkdtemp's eight random characters. A kill while the replaced site was
     being deleted can leave one without its marker, so the name is what counts.
+    The last build's replaced site may still be being deleted in the
+    background; it is left to that (or to a new background deletion), so this
+    build does not wait for it.
     """
     name = re.escape(out_dir.name)
     ours = re.compile(rf"\.{name}\.(new|old)-[A-Za-z0-9_]{{8}}")
     for leftover in out_dir.parent.iterdir():
         if ours.fullmatch(leftover.name) and leftover.is_dir() and not leftover.is_symlink():
-            shutil.rmtree(leftover, ignore_errors=True)
+            remove_later(leftover)
 
 
 @dataclass(frozen=True)
