@@ -511,7 +511,12 @@ def build_with_cache(
         return report
     # What the cache says the output holds counts only for the very folder it saw.
     previous = cache.outputs if cache.site_identity == state.site_identity else {}
-    staging = Staging(out_dir, previous, cache.spare if previous else None)
+    staging = Staging(
+        out_dir,
+        previous,
+        cache.spare if previous else None,
+        cache.live_folders if previous else None,
+    )
     try:
         with timed(report, "render"):
             units = render_records(
@@ -534,7 +539,7 @@ def build_with_cache(
         for unit in units.values():
             written.update(unit.files)
         with timed(report, "write"):
-            spare = staging.commit(written, keep_spare=state.cache_path is not None)
+            spare, live_folders = staging.commit(written, keep_spare=state.cache_path is not None)
     except BaseException:
         staging.discard()
         raise
@@ -549,6 +554,7 @@ def build_with_cache(
         cache.dump_layout = layout
         cache.outputs = written
         cache.spare = spare
+        cache.live_folders = live_folders
         cache.warnings = tuple(report.diagnostics)
         cache.inputs = state.inputs
         # The manifest is an input; when the build just added ids to it, take the stats again.

@@ -24,6 +24,7 @@ import pickle
 import sqlite3
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import NamedTuple
 
 from generator import __version__
 from generator.diagnostics import Diagnostic
@@ -31,9 +32,9 @@ from generator.loader import SnippetFiles, StatKey
 from generator.model import DriftNote, ErrorLinks, Record, RecordSummary
 from generator.outputs.hosting import Layout
 from generator.outputs.pages import Rendered
-from generator.outputs.write import MARKER, Spare
+from generator.outputs.write import MARKER, FolderTimes, Spare
 
-CACHE_FORMAT = 4
+CACHE_FORMAT = 5
 GENERATOR_DIR = Path(__file__).resolve().parent
 
 # What a record was read from: its file, the file's stats and its snippet file's stats.
@@ -41,8 +42,7 @@ GENERATOR_DIR = Path(__file__).resolve().parent
 Version = tuple[str, StatKey, StatKey | None]
 
 
-@dataclass(frozen=True)
-class RecordEntry:
+class RecordEntry(NamedTuple):
     """A validated record's summary and the files it was read from, as they were."""
 
     stat: StatKey
@@ -59,8 +59,7 @@ def link_ids(links: ErrorLinks) -> LinkIds:
     return tuple(ref.id for ref in links.related), tuple(ref.id for ref in links.backlinks)
 
 
-@dataclass(frozen=True)
-class UnitEntry:
+class UnitEntry(NamedTuple):
     """What rendering one record produced, and what it was rendered from.
 
     The outputs still hold while the record was read from the same files,
@@ -76,23 +75,30 @@ class UnitEntry:
     cross_links: tuple[tuple[str, str, str, str], ...]  # (page, target, fragment, url)
 
 
+Row = tuple[RecordEntry, UnitEntry | None]  # a record file's row, without the full record
+
+
 @dataclass
 class BuildCache:
+    """What the last build read and wrote; `records` and `units` are kept a row per record."""
+
     path: Path | None
     code: str = ""
     inputs: str = ""  # fingerprint of every input, for the no-op check
     site_identity: tuple[int, int, int] | None = None  # (device, inode) of the output we wrote
-    records: dict[str, RecordEntry] = field(default_factory=dict)  # by record file
     shared_key: str = ""  # what every page depends on: settings, theme files, code
-    units: dict[str, UnitEntry] = field(default_factory=dict)
     pages: dict[str, Rendered] = field(default_factory=dict)  # site-wide pages, their inputs
     outputs: dict[str, str] = field(default_factory=dict)  # site path -> sha256
     dump_layout: Layout = field(default_factory=dict)  # where each line is in errors.ndjson
     spare: Spare | None = None  # the previous site kept beside the output, and what it holds
+    live_folders: FolderTimes = field(default_factory=dict)  # the output's folders' mtimes
     warnings: tuple[Diagnostic, ...] = ()  # what the last build reported, repeated on a no-op
+    # Not in the head:
+    records: dict[str, RecordEntry] = field(default_factory=dict)  # by record file
+    units: dict[str, UnitEntry] = field(default_factory=dict)  # by error id
     fresh: dict[str, Record] = field(default_factory=dict)  # validated by this build, to save
     retitled: frozenset[str] = frozenset()  # ids whose links read differently since last build
-    stored: frozenset[str] | None = None  # record files with a row (None: not known)
+    rows: dict[str, Row] | None = None  # the rows as read or last saved (None: not known)
     db: sqlite3.Connection | None = field(default=None, compare=False)
 
     def reuse(self, shown: str, stat: StatKey, snippets: SnippetFiles) -> RecordSummary | None:
@@ -125,32 +131,45 @@ class BuildCache:
         return loaded
 
     def save(self) -> None:
-        """Write the head, the new records' rows, and drop the rows of records now gone."""
+        """Write the head and the rows that changed; drop the rows of records now gone."""
         if self.path is None:
             return
-        head = replace(self, fresh={}, retitled=frozenset(), stored=None, db=None)
+        head = replace(
+            self, records={}, units={}, fresh={}, retitled=frozenset(), rows=None, db=None
+        )
         data = pickle.dumps((CACHE_FORMAT, head), protocol=pickle.HIGHEST_PROTOCOL)
+        rows = self.current_rows()
+        earlier = self.rows if self.rows is not None else {}
+        changed = [
+            (pickle.dumps(row, protocol=pickle.HIGHEST_PROTOCOL), name)
+            for name, row in rows.items()
+            if name not in self.fresh and not same_row(earlier.get(name), row)
+        ]
         try:
             db = self.db or open_database(self.path)
             with db:
-                if self.stored is None:  # rows under an unknown (older or damaged) head
+                if self.rows is None:  # rows under an unknown (older or damaged) head
                     db.execute("DELETE FROM records")
-                gone = (self.stored or frozenset()) - self.records.keys()
+                gone = earlier.keys() - rows.keys()
                 db.executemany("DELETE FROM records WHERE file = ?", ((name,) for name in gone))
                 db.executemany(
-                    "INSERT OR REPLACE INTO records (file, data) VALUES (?, ?)",
+                    "INSERT OR REPLACE INTO records (file, meta, data) VALUES (?, ?, ?)",
                     (
-                        (name, pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL))
+                        (
+                            name,
+                            pickle.dumps(rows[name], protocol=pickle.HIGHEST_PROTOCOL),
+                            pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL),
+                        )
                         for name, record in self.fresh.items()
+                        if name in rows
                     ),
                 )
+                db.executemany("UPDATE records SET meta = ? WHERE file = ?", changed)
                 db.execute("INSERT OR REPLACE INTO head (id, data) VALUES (1, ?)", (data,))
         except sqlite3.Error:
             self.path.with_suffix(".head").unlink(missing_ok=True)  # no no-op from a stale cache
             return
-        self.db = db
-        self.fresh = {}
-        self.stored = frozenset(self.records)
+        self.db, self.fresh, self.rows = db, {}, rows
         # A small summary beside it answers "did anything change?" without loading it all.
         summary = json.dumps(
             {
@@ -165,10 +184,20 @@ class BuildCache:
         head_path.with_suffix(".headtmp").write_text(summary)
         os.replace(head_path.with_suffix(".headtmp"), head_path)
 
+    def current_rows(self) -> dict[str, Row]:
+        """Each record file's entry, with the unit of the record read from it, if rendered."""
+        unit_of = {unit.version[0]: unit for unit in self.units.values()}
+        return {name: (entry, unit_of.get(name)) for name, entry in self.records.items()}
+
     def close(self) -> None:
         if self.db is not None:
             self.db.close()
             self.db = None
+
+
+def same_row(earlier: Row | None, now: Row) -> bool:
+    """A row still holds when its entry and unit are the very objects read or saved."""
+    return earlier is not None and earlier[0] is now[0] and earlier[1] is now[1]
 
 
 def open_database(path: Path) -> sqlite3.Connection:
@@ -180,8 +209,13 @@ def open_database(path: Path) -> sqlite3.Connection:
             # A cache need not survive a power cut, only stay whole: no fsync on each save.
             db.execute("PRAGMA journal_mode = WAL")
             db.execute("PRAGMA synchronous = NORMAL")
-            db.execute("CREATE TABLE IF NOT EXISTS head (id INTEGER PRIMARY KEY, data BLOB)")
-            db.execute("CREATE TABLE IF NOT EXISTS records (file TEXT PRIMARY KEY, data BLOB)")
+            if db.execute("PRAGMA user_version").fetchone()[0] != CACHE_FORMAT:
+                with db:  # another errpages' tables: start again
+                    db.execute("DROP TABLE IF EXISTS head")
+                    db.execute("DROP TABLE IF EXISTS records")
+                    db.execute("CREATE TABLE head (id INTEGER PRIMARY KEY, data BLOB)")
+                    db.execute("CREATE TABLE records (file TEXT PRIMARY KEY, meta BLOB, data BLOB)")
+                    db.execute(f"PRAGMA user_version = {CACHE_FORMAT}")
             return db
         except sqlite3.DatabaseError:
             db.close()
@@ -226,23 +260,27 @@ def cache_file(cache_dir: Path, out_dir: Path | None, options: str) -> Path:
 def load_cache(path: Path | None, code: str) -> BuildCache:
     """The cache for this output and options; empty when missing, unreadable or from other code.
 
-    Only the head is read; full records are read one by one when asked for.
+    The head and every record's row are read; full records only when asked for.
     """
-    if path is None:
-        return BuildCache(path, code)
-    if not path.is_file():
+    if path is None or not path.is_file():
         return BuildCache(path, code)
     try:
         db = open_database(path)
+    except sqlite3.Error:
+        return BuildCache(path, code)
+    try:
         row = db.execute("SELECT data FROM head WHERE id = 1").fetchone()
         version, cache = pickle.loads(row[0]) if row else (None, None)
+        if version != CACHE_FORMAT or not isinstance(cache, BuildCache) or cache.code != code:
+            return BuildCache(path, code, db=db)
+        rows: dict[str, Row] = {
+            name: pickle.loads(meta) for name, meta in db.execute("SELECT file, meta FROM records")
+        }
     except (sqlite3.Error, pickle.UnpicklingError, EOFError, AttributeError, ValueError, TypeError):
-        return BuildCache(path, code)
-    if version != CACHE_FORMAT or not isinstance(cache, BuildCache) or cache.code != code:
         return BuildCache(path, code, db=db)
-    cache.path = path
-    cache.db = db
-    cache.stored = frozenset(cache.records)  # a save leaves a row for exactly these
+    cache.path, cache.db, cache.rows = path, db, rows
+    cache.records = {name: entry for name, (entry, _) in rows.items()}
+    cache.units = {entry.summary.id: unit for entry, unit in rows.values() if unit is not None}
     return cache
 
 

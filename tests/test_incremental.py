@@ -165,17 +165,31 @@ def test_builds_in_a_row_edit_the_spare_and_match_clean_builds(
         assert (spare / ".errpages-spare").is_file()
 
 
-def test_a_file_put_into_the_output_by_hand_does_not_come_back(
-    project: tuple[Path, Path, Path], tmp_path: Path
+@pytest.mark.parametrize("change", ["file", "deep file", "folder", "deleted", "replaced"])
+def test_the_output_changed_by_hand_is_put_right_within_two_builds(
+    project: tuple[Path, Path, Path], tmp_path: Path, change: str
 ) -> None:
+    """A site changed by hand becomes the spare; the build that stages into it finds the change
+    (by its folders' mtimes, without listing every folder) and undoes it."""
     content, out, cache = project
     incremental(content, out, cache)
-    (out / "errors" / "stale.html").write_text("by hand")
+    page = sorted(out.glob("errors/*/index.html"))[0]
+    if change == "file":
+        (out / "errors" / "stale.html").write_text("by hand")
+    elif change == "deep file":
+        (page.parent / "notes.txt").write_text("by hand")
+    elif change == "folder":
+        (out / "errors" / "extra" / "inner").mkdir(parents=True)
+        (out / "errors" / "extra" / "inner" / "index.html").write_text("by hand")
+    elif change == "deleted":
+        page.unlink()
+    else:  # another file in its place (a new inode, so the spare's hard link is not changed)
+        page.unlink()
+        page.write_text("by hand")
     for word in ("late", "later", "latest"):
         edit_record(content, 2, "is checked", f"is checked {word}")
         incremental(content, out, cache)
-        assert not (out / "errors" / "stale.html").exists()
-        assert snapshot(out) == clean(content, tmp_path)
+        assert snapshot(out) == clean(content, tmp_path), change
 
 
 @pytest.mark.parametrize("damage", ["file", "token", "half-written"])

@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -109,12 +110,21 @@ def remove_leftovers(out_dir: Path) -> None:
             remove_later(leftover)
 
 
+# Site folder ("" for the root) -> its mtime in ns when its build left it, and whether that
+# was so recent that a change by hand within the same clock tick would leave it the same
+# (a "racy" folder, as git calls it: listed again next time instead of trusted).
+FolderTimes = dict[str, tuple[int, bool]]
+RACY_NS = 200_000_000
+
+
 @dataclass(frozen=True)
 class Spare:
-    """What the spare folder holds, as the cache remembers it: a token and every file's hash."""
+    """What the spare folder holds, as the cache remembers it: a token, every file's hash,
+    and its folders' mtimes (a file added or removed by hand changes its folder's mtime)."""
 
     token: str
     outputs: dict[str, str]
+    folders: FolderTimes
 
 
 def spare_folder(out_dir: Path) -> Path:
@@ -129,6 +139,33 @@ def spare_token(folder: Path) -> str | None:
         return None
 
 
+def site_folders(paths: Iterable[str]) -> set[str]:
+    """Every folder the files at these site paths are in, with their parents and the root."""
+    folders = {""}
+    for path in paths:
+        folder = path.rpartition("/")[0]
+        while folder not in folders:
+            folders.add(folder)
+            folder = folder.rpartition("/")[0]
+    return folders
+
+
+def file_sha(path: str | Path) -> str | None:
+    """A file's sha256, or None when it cannot be read."""
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as stream:
+            while chunk := stream.read(1 << 20):
+                digest.update(chunk)
+    except OSError:
+        return None
+    return digest.hexdigest()
+
+
+def parent_of(folder: str) -> str:
+    return folder.rpartition("/")[0]
+
+
 class Staging:
     """A folder beside the output that becomes the output in one swap.
 
@@ -138,24 +175,35 @@ class Staging:
     the swap.
 
     Building that folder from nothing costs a link per file and a folder per
-    page. So after a swap the replaced site is kept as the *spare*, and the
-    next build stages into it: it already holds every file as of one build
-    before, and only what changed since is linked or written, and what is
+    error, so the site a swap replaced is kept as the spare: the next build
+    stages into it. It holds exactly the files of the site the build before
+    wrote, and only what changed since is linked or written, and what is
     gone removed, before the two are swapped again. A token file, removed
     before the spare is touched and written again after the swap, says the
     spare is exactly what the cache remembers; anything else and it is
-    thrown away and the folder built from nothing.
+    thrown away and the folder built from nothing. Files put into the site
+    by hand (or deleted from it) while it was live are found by the mtimes
+    of its folders, without listing ten thousand folders.
     """
 
-    def __init__(self, out_dir: Path, previous: dict[str, str], spare: Spare | None = None) -> None:
+    def __init__(
+        self,
+        out_dir: Path,
+        previous: dict[str, str],
+        spare: Spare | None = None,
+        live_folders: FolderTimes | None = None,
+    ) -> None:
         self.out_dir = out_dir.absolute()
         self.out_dir.parent.mkdir(parents=True, exist_ok=True)
         remove_leftovers(self.out_dir)
         ours = (self.out_dir / MARKER).is_file()
         self.previous = previous if ours else {}
+        self.live_folders = live_folders or {}  # of the output folder, as its build left it
         self.spare = spare_folder(self.out_dir)
         self.holds: dict[str, str] = {}  # what the folder held before this build touched it
-        self.made: set[str] = set()  # folders known to exist in it
+        self.made: set[str] = {""}  # site folders known to exist in it
+        self.touched: set[str] = set()  # site folders this build changed
+        self.found: FolderTimes = {}  # the spare's folder mtimes before this build
         usable = (
             ours
             and spare is not None
@@ -166,9 +214,10 @@ class Staging:
         if usable and spare is not None:
             self.root = self.spare
             (self.root / SPARE_MARKER).unlink()  # from here on it is being changed
-            self.holds = spare.outputs
-            root = str(self.root)
-            self.made = {root} | {os.path.dirname(os.path.join(root, p)) for p in self.holds}
+            self.touched.add("")
+            self.holds = dict(spare.outputs)
+            self.tidy(spare.folders)
+            self.made = site_folders(self.holds)
             return
         self.drop_spare()
         self.root = Path(
@@ -176,6 +225,72 @@ class Staging:
         )
         os.chmod(self.root, 0o755)
         (self.root / MARKER).write_bytes(MARKER_TEXT)
+
+    def tidy(self, recorded: FolderTimes) -> None:
+        """Make the spare hold exactly `holds`: look inside every folder whose mtime moved.
+
+        Anything there that is not ours is removed; a file of ours that is
+        missing is forgotten, so it is linked or written again. With no
+        recorded times, every folder is looked inside.
+        """
+        folders = site_folders(self.holds)
+        look = set(folders) if not recorded else {""}
+        changed = set(look)  # folders someone else wrote into: our files there are checked too
+        clock = time.time_ns()
+        for folder, (mtime, racy) in recorded.items():
+            try:
+                now = os.stat(os.path.join(self.root, folder)).st_mtime_ns
+            except OSError:
+                look.add(folder)
+                changed.add(folder)
+                continue
+            self.found[folder] = (now, clock - now < RACY_NS)
+            if now != mtime:
+                look.add(folder)
+                changed.add(folder)
+            elif racy:
+                look.add(folder)
+        inside: dict[str, set[str]] = {folder: set() for folder in look}
+        for path in self.holds:
+            folder, _, name = path.rpartition("/")
+            if folder in inside:
+                inside[folder].add(name)
+        for folder in folders:
+            if folder and parent_of(folder) in inside:
+                inside[parent_of(folder)].add(folder.rpartition("/")[2])
+        for folder in look:
+            self.tidy_folder(folder, inside[folder], folders, folder in changed)
+
+    def tidy_folder(self, folder: str, expected: set[str], folders: set[str], verify: bool) -> None:
+        """Remove what is not ours from one folder; forget our files that are gone (or, with
+        verify, changed: read and hashed, as only a folder someone else wrote into is)."""
+        prefix = f"{folder}/" if folder else ""
+        try:
+            entries = list(os.scandir(os.path.join(self.root, folder)))
+        except OSError:
+            entries = []
+        present = set()
+        for entry in entries:
+            path = prefix + entry.name
+            if path in folders and entry.name in expected and entry.is_dir(follow_symlinks=False):
+                present.add(entry.name)
+            elif path in self.holds and entry.is_file(follow_symlinks=False):
+                if not verify or file_sha(entry.path) == self.holds[path]:
+                    present.add(entry.name)  # else: forgotten below, so it is replaced
+            elif not folder and entry.name in (MARKER, SPARE_MARKER):
+                pass
+            else:
+                if entry.is_dir(follow_symlinks=False):
+                    shutil.rmtree(entry.path, ignore_errors=True)
+                else:
+                    os.unlink(entry.path)
+                self.touched.add(folder)
+        for name in expected - present:
+            self.holds.pop(prefix + name, None)
+            if prefix + name in folders:  # a folder of ours is gone: so is all it held
+                inner = prefix + name + "/"
+                for path in [p for p in self.holds if p.startswith(inner)]:
+                    del self.holds[path]
 
     def drop_spare(self) -> None:
         """Throw the spare away (only a folder errpages wrote: it has the site marker)."""
@@ -191,10 +306,15 @@ class Staging:
         if not is_safe_site_path(path):
             raise ValueError(f"unsafe output path {path!r}")
         target = self.root / path
-        parent = str(target.parent)
-        if parent not in self.made:
+        folder = path.rpartition("/")[0]
+        self.touched.add(folder)
+        if folder not in self.made:
             target.parent.mkdir(parents=True, exist_ok=True)
-            self.made.add(parent)
+            while folder not in self.made:  # each new folder, and the one it was made in
+                self.made.add(folder)
+                self.touched.add(folder)
+                folder = parent_of(folder)
+            self.touched.add(folder)
         return target
 
     def keep(self, path: str, sha: str | None = None) -> bool:
@@ -204,11 +324,14 @@ class Staging:
             return False
         if self.holds.get(path) == live:
             return True  # the spare has it already: the same file, linked by an earlier build
+        source = self.out_dir / path
+        if file_sha(source) != live:
+            return False  # changed by hand since the last build wrote it: not linked
         try:
             target = self._target(path)
             # Never write through a hard link: that would change the previous site's file too.
             target.unlink(missing_ok=True)
-            os.link(self.out_dir / path, target)
+            os.link(source, target)
         except OSError:
             return False
         return True
@@ -258,36 +381,56 @@ class Staging:
             shutil.rmtree(self.root, ignore_errors=True)
 
     def remove_gone(self, paths: Collection[str]) -> None:
-        """In a reused spare, delete every file the new site does not have, and emptied folders.
-
-        It walks the folder rather than trusting the cache's list, so a file
-        someone put into the output by hand does not come back two builds later.
-        """
+        """In a reused spare, delete every file the new site does not have, and emptied folders."""
         if self.root != self.spare:
             return  # a fresh folder holds only what this build put there
-        keep = {MARKER, SPARE_MARKER}
-        for root, _folders, files in os.walk(self.root, topdown=False):
-            here = os.path.relpath(root, self.root)
-            prefix = "" if here == "." else here.replace(os.sep, "/") + "/"
-            for name in files:
-                path = prefix + name
-                if path not in paths and path not in keep:
-                    os.unlink(os.path.join(root, name))
-            if prefix and not os.listdir(root):
-                os.rmdir(root)
+        emptied = set()
+        for path in self.holds:
+            if path not in paths:
+                folder = path.rpartition("/")[0]
+                (self.root / path).unlink(missing_ok=True)
+                self.touched.add(folder)
+                emptied.add(folder)
+        for folder in sorted(emptied, key=lambda f: -f.count("/")):
+            while folder:
+                try:
+                    os.rmdir(self.root / folder)
+                except OSError:
+                    break  # not empty
+                self.made.discard(folder)
+                folder = parent_of(folder)
+                self.touched.add(folder)
 
-    def commit(self, outputs: dict[str, str], keep_spare: bool) -> Spare | None:
+    def folder_times(self, outputs: Collection[str]) -> FolderTimes:
+        """The staged folder's mtimes: as found for folders this build left alone, else read now."""
+        now = time.time_ns()
+        times: FolderTimes = {}
+        for folder in site_folders(outputs):
+            if folder not in self.touched and folder in self.found:
+                times[folder] = self.found[folder]
+                continue
+            try:
+                mtime = os.stat(os.path.join(self.root, folder)).st_mtime_ns
+            except OSError:
+                mtime = -1
+            times[folder] = (mtime, now - mtime < RACY_NS)
+        return times
+
+    def commit(self, outputs: dict[str, str], keep_spare: bool) -> tuple[Spare | None, FolderTimes]:
         """Swap the staged folder in for the output (atomically where the system can).
 
         `outputs` is every file of the new site with its hash. With keep_spare,
         the replaced site stays as the spare and what it holds is returned, for
-        the cache to remember.
+        the cache to remember, with the new output's folder mtimes.
         """
         self.remove_gone(outputs)
+        live = self.folder_times(outputs) if keep_spare else {}
         out_dir = self.out_dir
         if not out_dir.exists():
             os.rename(self.root, out_dir)
-            return self.make_spare(outputs) if keep_spare and not self.spare.exists() else None
+            if keep_spare and not self.spare.exists():
+                return self.make_spare(outputs), live
+            return None, live
         if _exchange(self.root, out_dir):
             replaced = self.root
         else:
@@ -297,18 +440,18 @@ class Staging:
             os.rename(self.root, out_dir)
         if not keep_spare:
             remove_later(replaced)
-            return None
+            return None, live
         # The replaced site is the previous output: what it holds is known when the cache knew it.
         if self.previous and (replaced == self.spare or not self.spare.exists()):
             if replaced != self.spare:
                 os.rename(replaced, self.spare)
-            return self.seal_spare(self.previous)
+            return self.seal_spare(self.previous, self.live_folders), live
         # Otherwise the cache did not know the replaced folder (new errpages code, or an output
         # changed behind its back): a spare from the new site, so the next build is incremental.
         if replaced != self.spare:
             remove_later(replaced)
         self.drop_spare()
-        return None if self.spare.exists() else self.make_spare(outputs)
+        return (None if self.spare.exists() else self.make_spare(outputs)), live
 
     def make_spare(self, outputs: dict[str, str]) -> Spare:
         """A first build replaced nothing: link every file of the new site into a spare."""
@@ -321,12 +464,17 @@ class Staging:
             for name in files:
                 os.link(os.path.join(root, name), into / name)
         os.rename(temp, self.spare)
-        return self.seal_spare(outputs)
+        # Nobody but errpages writes into the hidden spare: its folders' times can be trusted.
+        times = {
+            folder: (os.stat(os.path.join(self.spare, folder)).st_mtime_ns, False)
+            for folder in site_folders(outputs)
+        }
+        return self.seal_spare(outputs, times)
 
-    def seal_spare(self, outputs: dict[str, str]) -> Spare:
+    def seal_spare(self, outputs: dict[str, str], folders: FolderTimes) -> Spare:
         token = secrets.token_hex(16)
         (self.spare / SPARE_MARKER).write_text(token)
-        return Spare(token, outputs)
+        return Spare(token, outputs, folders)
 
 
 def remove_later(folder: Path) -> None:
