@@ -9,6 +9,7 @@ rendered again; a no-op build stops after looking at file stats.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -56,9 +57,11 @@ from generator.outputs.api import api_files
 from generator.outputs.assets import asset_files
 from generator.outputs.hosting import (
     Layout,
+    dump_identity,
+    dump_stat,
     hosting_files,
     ndjson_parts,
-    previous_dump,
+    ndjson_plan,
     redirect_files,
     source_date,
 )
@@ -400,18 +403,40 @@ def stage_site_files(
         files += hosting
         report.diagnostics += problems
 
-        # Errors whose JSON (and so whose line in the dump) is what the previous dump holds.
-        unchanged = {
-            record_id
+        # Each error's line in the dump is its JSON file; an unchanged one is copied from the
+        # previous dump, when that is still the file the last build wrote (old_layout says so).
+        line_shas = {
+            record_id: sha
             for record_id, unit in units.items()
             for path, sha in unit.files
-            if path == urls.error_json(record_id) and staging.previous.get(path) == sha
+            if path == urls.error_json(record_id)
         }
-        previous = previous_dump(
-            staging.out_dir, old_layout, staging.previous.get(urls.ERRORS_NDJSON)
+        unchanged = {
+            i for i, sha in line_shas.items() if staging.previous.get(urls.error_json(i)) == sha
+        }
+        extra_lines = {i: f"{line}\n".encode() for i, line in other_shards.items()}
+        for record_id, extra in extra_lines.items():
+            line_shas[record_id] = hashlib.sha256(extra).hexdigest()
+
+        def line_length(record_id: str) -> int:
+            if record_id in extra_lines:
+                return len(extra_lines[record_id])
+            return staging.size(urls.error_json(record_id))
+
+        def line(record_id: str) -> bytes:
+            if record_id in extra_lines:
+                return extra_lines[record_id]
+            return staging.read_bytes(urls.error_json(record_id))
+
+        pieces, new_layout = ndjson_plan(site, line_length, old_layout, unchanged)
+        layout.update(new_layout)
+        old_dump = staging.out_dir / urls.ERRORS_NDJSON if old_layout else None
+        written[urls.ERRORS_NDJSON] = staging.put_parts(
+            urls.ERRORS_NDJSON,
+            ndjson_parts(site, pieces, line, old_dump),
+            dump_identity(site, line_shas.__getitem__),
+            live_intact=bool(old_layout),
         )
-        ndjson = ndjson_parts(site, staging.read_bytes, other_shards, previous, unchanged, layout)
-        written[urls.ERRORS_NDJSON] = staging.put_parts(urls.ERRORS_NDJSON, ndjson)
     for file in files:
         if file.path.endswith(".html"):
             text = file.content.decode()
@@ -511,6 +536,9 @@ def build_with_cache(
         return report
     # What the cache says the output holds counts only for the very folder it saw.
     previous = cache.outputs if cache.site_identity == state.site_identity else {}
+    # And its dump's lines are where they were only while it is the very file written.
+    intact = previous and cache.dump_stat is not None and cache.dump_stat == dump_stat(out_dir)
+    old_layout = cache.dump_layout if intact else {}
     staging = Staging(
         out_dir,
         previous,
@@ -523,7 +551,7 @@ def build_with_cache(
                 site, theme_dir, plan, staging, cache, pool, report, options.progress
             )
             written = stage_site_files(
-                site, theme_dir, plan, staging, units, report, cache.dump_layout, layout
+                site, theme_dir, plan, staging, units, report, old_layout, layout
             )
         with timed(report, "linkcheck"):
             cross = [
@@ -552,6 +580,7 @@ def build_with_cache(
         cache.units = units
         cache.pages = memo.current
         cache.dump_layout = layout
+        cache.dump_stat = dump_stat(out_dir)
         cache.outputs = written
         cache.spare = spare
         cache.live_folders = live_folders

@@ -30,7 +30,7 @@ from generator import __version__
 from generator.diagnostics import Diagnostic
 from generator.loader import SnippetFiles, StatKey
 from generator.model import DriftNote, ErrorLinks, Record, RecordSummary
-from generator.outputs.hosting import Layout
+from generator.outputs.hosting import DumpStat, Layout
 from generator.outputs.pages import Rendered
 from generator.outputs.write import MARKER, FolderTimes, Spare
 
@@ -90,6 +90,7 @@ class BuildCache:
     pages: dict[str, Rendered] = field(default_factory=dict)  # site-wide pages, their inputs
     outputs: dict[str, str] = field(default_factory=dict)  # site path -> sha256
     dump_layout: Layout = field(default_factory=dict)  # where each line is in errors.ndjson
+    dump_stat: DumpStat | None = None  # the dump's stats when the last build left it
     spare: Spare | None = None  # the previous site kept beside the output, and what it holds
     live_folders: FolderTimes = field(default_factory=dict)  # the output's folders' mtimes
     warnings: tuple[Diagnostic, ...] = ()  # what the last build reported, repeated on a no-op

@@ -57,9 +57,15 @@ def _resolve_from(folder: str, path: str) -> str | None:
     return joined
 
 
+PLAIN_URL_RE = re.compile(r"[A-Za-z0-9/._~#-]*")  # no scheme, query, escapes or spaces
+
+
 @lru_cache(maxsize=4096)
 def split_url(url: str) -> tuple[bool, str, str]:
     """(external, path, fragment) of a URL as written, percent-decoded."""
+    if PLAIN_URL_RE.fullmatch(url) and not url.startswith("//"):
+        path, _, fragment = url.partition("#")  # what urlsplit says of it, a tenth as slow
+        return False, path, fragment
     parts = urlsplit(url)
     external = bool(parts.scheme) or url.startswith("//")
     return external, unquote(parts.path), unquote(parts.fragment)

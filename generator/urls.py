@@ -53,6 +53,7 @@ def permanent_path(site_path: str) -> str:
 
 
 SAFE_PATH_RE = re.compile(r"^[A-Za-z0-9/#._~-]*$")
+PLAIN_PATH_RE = re.compile(r"^[A-Za-z0-9/._~-]*$")  # what quote(path, safe="/") leaves as it is
 
 
 def relative(target: str, from_page: str) -> str:
@@ -71,7 +72,8 @@ def canonical_url(config: SiteConfig, site_path: str) -> str:
     """The absolute URL of a page, or '' when no base_url is set."""
     if not config.base_url:
         return ""
-    return config.base_url + quote(permanent_path(site_path), safe="/")
+    path = permanent_path(site_path)
+    return config.base_url + (path if PLAIN_PATH_RE.match(path) else quote(path, safe="/"))
 
 
 def fill_template(template: str, values: dict[str, str]) -> str:

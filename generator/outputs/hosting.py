@@ -112,64 +112,79 @@ Layout = dict[str, tuple[int, int]]  # error id -> (offset, length) of its line 
 CHUNK = 1 << 20
 
 
-def ndjson_parts(
+Piece = tuple[str, int, int]  # ("copy", start, end) of the old dump, or ("line", index, 0)
+
+
+def ndjson_plan(
     site: Site,
-    staged_json: Callable[[str], bytes],
-    other_shards: dict[str, str],
-    previous: tuple[Path, Layout] | None = None,
-    unchanged: Collection[str] = (),
-    layout: Layout | None = None,
-) -> Iterator[bytes]:
-    """api/errors.ndjson piece by piece, in id order: each error's JSON file is its line.
+    line_length: Callable[[str], int],
+    old_layout: Layout,
+    unchanged: Collection[str],
+) -> tuple[list[Piece], Layout]:
+    """How api/errors.ndjson is made, in id order, and where each error's line will be.
 
-    Streamed, so the dump of tens of thousands of errors is never held whole.
-    Records another shard renders bring their line along. With the previous
-    dump and where its lines were (`previous`), the lines of errors whose JSON
-    did not change are copied from it in runs instead of read one file each.
-    Where every line went is filled into `layout`, for the next build.
+    Lines of errors in `unchanged` (their JSON is what the previous dump
+    holds, at `old_layout`) are copied from the previous dump in runs; the
+    rest are read from each error's JSON file. Planned before any byte is
+    written, so the layout is known even when the file is not written at all.
     """
-    old_layout = previous[1] if previous else {}
-    with ExitStack() as stack:
-        old = stack.enter_context(open(previous[0], "rb")) if previous else None
-        run = (0, 0)  # a range of the old dump still to copy
-        offset = 0
-        for record in site.records:
-            where = old_layout.get(record.id)
-            if where is not None and record.id not in other_shards and record.id in unchanged:
-                start, length = where
-                if start == run[1] and run[1] > run[0]:
-                    run = (run[0], start + length)
-                else:
-                    yield from copy_range(old, *run)
-                    run = (start, start + length)
+    pieces: list[Piece] = []
+    layout: Layout = {}
+    run = (0, 0)  # a range of the old dump still to copy
+    offset = 0
+    for index, record in enumerate(site.records):
+        where = old_layout.get(record.id)
+        if where is not None and record.id in unchanged:
+            start, length = where
+            if start == run[1] and run[1] > run[0]:
+                run = (run[0], start + length)
             else:
-                yield from copy_range(old, *run)
-                run = (0, 0)
-                if record.id in other_shards:
-                    line = other_shards[record.id].encode() + b"\n"
-                else:
-                    line = staged_json(urls.error_json(record.id))
-                length = len(line)
-                yield line
-            if layout is not None:
-                layout[record.id] = (offset, length)
-            offset += length
-        yield from copy_range(old, *run)
+                if run[1] > run[0]:
+                    pieces.append(("copy", *run))
+                run = (start, start + length)
+        else:
+            if run[1] > run[0]:
+                pieces.append(("copy", *run))
+            run = (0, 0)
+            length = line_length(record.id)
+            pieces.append(("line", index, 0))
+        layout[record.id] = (offset, length)
+        offset += length
+    if run[1] > run[0]:
+        pieces.append(("copy", *run))
+    return pieces, layout
 
 
-def previous_dump(out_dir: Path, layout: Layout, sha: str | None) -> tuple[Path, Layout] | None:
-    """The previous build's dump and where its lines are, when it is still the file it wrote."""
-    path = out_dir / urls.ERRORS_NDJSON
-    if not layout or sha is None:
-        return None
-    digest = hashlib.sha256()
+def ndjson_parts(
+    site: Site, pieces: list[Piece], line: Callable[[str], bytes], old_dump: Path | None
+) -> Iterator[bytes]:
+    """The dump's bytes piece by piece, as planned: streamed, never held whole."""
+    with ExitStack() as stack:
+        old = stack.enter_context(open(old_dump, "rb")) if old_dump else None
+        for kind, first, second in pieces:
+            if kind == "copy":
+                yield from copy_range(old, first, second)
+            else:
+                yield line(site.records[first].id)
+
+
+DumpStat = tuple[int, int, int]  # size, mtime in ns, inode
+
+
+def dump_stat(out_dir: Path) -> DumpStat | None:
     try:
-        with open(path, "rb") as stream:
-            while chunk := stream.read(CHUNK):
-                digest.update(chunk)
+        st = (out_dir / urls.ERRORS_NDJSON).stat()
     except OSError:
         return None
-    return (path, layout) if digest.hexdigest() == sha else None
+    return st.st_size, st.st_mtime_ns, st.st_ino
+
+
+def dump_identity(site: Site, line_sha: Callable[[str], str]) -> str:
+    """What api/errors.ndjson holds, known without reading it: the hash of its lines' hashes."""
+    digest = hashlib.sha256()
+    for record in site.records:
+        digest.update(f"{record.id} {line_sha(record.id)}\n".encode())
+    return digest.hexdigest()
 
 
 def copy_range(stream: BinaryIO | None, start: int, end: int) -> Iterator[bytes]:

@@ -324,14 +324,16 @@ class Staging:
             return False
         if self.holds.get(path) == live:
             return True  # the spare has it already: the same file, linked by an earlier build
-        source = self.out_dir / path
-        if file_sha(source) != live:
+        if file_sha(self.out_dir / path) != live:
             return False  # changed by hand since the last build wrote it: not linked
+        return self.link_from_live(path)
+
+    def link_from_live(self, path: str) -> bool:
         try:
             target = self._target(path)
             # Never write through a hard link: that would change the previous site's file too.
             target.unlink(missing_ok=True)
-            os.link(source, target)
+            os.link(self.out_dir / path, target)
         except OSError:
             return False
         return True
@@ -348,20 +350,23 @@ class Staging:
         target.write_bytes(data)
         return sha
 
-    def put_parts(self, path: str, parts: Iterable[bytes]) -> str:
-        """Stage a large file from its pieces, without holding it whole; its hash."""
-        digest = hashlib.sha256()
+    def put_parts(self, path: str, parts: Iterable[bytes], sha: str, live_intact: bool) -> str:
+        """Stage a large file from its pieces (never held whole), known by `sha`.
+
+        `sha` identifies the content without reading it (the caller knows what
+        it is made of); the previous output's copy is linked when it has the
+        same and is `live_intact` (untouched since it was written).
+        """
+        if self.holds.get(path) == sha:
+            return sha  # the spare has it already
+        if live_intact and self.previous.get(path) == sha and self.link_from_live(path):
+            return sha
         target = self._target(path)
         temp = target.with_name(f".{target.name}.part")
         with open(temp, "wb") as stream:
             for part in parts:
-                digest.update(part)
                 stream.write(part)
-        sha = digest.hexdigest()
-        if (self.previous.get(path) == sha and self.keep(path)) or self.holds.get(path) == sha:
-            temp.unlink()
-        else:
-            os.replace(temp, target)
+        os.replace(temp, target)
         return sha
 
     def read(self, path: str) -> str | None:
@@ -372,6 +377,9 @@ class Staging:
 
     def read_bytes(self, path: str) -> bytes:
         return (self.root / path).read_bytes()
+
+    def size(self, path: str) -> int:
+        return (self.root / path).stat().st_size
 
     def discard(self) -> None:
         """Give up: the output stays as it was; a half-changed spare is thrown away."""
