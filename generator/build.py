@@ -42,7 +42,7 @@ from generator.diagnostics import (
 )
 from generator.linkcheck import check_cross_links, check_page
 from generator.links import link_records, retitled
-from generator.loader import LoadedContent, display_path, load_content, parse_files
+from generator.loader import LoadedContent, StatKey, display_path, load_content, parse_files
 from generator.model import (
     Record,
     RecordStore,
@@ -174,11 +174,12 @@ def load_site(
     include_drafts: bool = False,
     cache: BuildCache | None = None,
     jobs: int = 0,
+    known: Mapping[str, StatKey] | None = None,
 ) -> tuple[Site | None, Path | None]:
     """Run load → validate → link; return the site and its theme when there are no errors."""
     options = BuildOptions(base_url=base_url, include_drafts=include_drafts)
     with timed(report, "load"):
-        loaded, problems = load_content(content_root, cache.reuse if cache else None)
+        loaded, problems = load_content(content_root, cache.reuse if cache else None, known)
         report.diagnostics += problems
     with timed(report, "validate"):
         config, theme_dir = read_settings(loaded, options, report)
@@ -473,14 +474,17 @@ def build(
         return report
     code = code_version()
     cache_path = cache_file(cache_dir, out_dir, options.key()) if cache_dir and out_dir else None
-    inputs = tree_fingerprint([content_root, *theme_folders(content_root)], options.key())
+    stats: dict[str, StatKey] = {}
+    inputs = tree_fingerprint([content_root, *theme_folders(content_root)], options.key(), stats)
     site_identity = folder_identity(out_dir) if out_dir is not None else None
     if unchanged_since(cache_path, code, inputs, site_identity):
         report.unchanged = True  # decided without loading the cache itself
         return report
     # Forked now, while this process is small: the cache and the records are loaded next.
     with WorkerPool(jobs if out_dir is not None else 1) as pool, collector_paused():
-        state = BuildState(content_root, out_dir, options, code, cache_path, inputs, site_identity)
+        state = BuildState(
+            content_root, out_dir, options, code, cache_path, inputs, site_identity, stats
+        )
         return load_and_write(state, pool, report)
 
 
@@ -495,6 +499,7 @@ class BuildState:
     cache_path: Path | None
     inputs: str  # fingerprint of every input file
     site_identity: tuple[int, int, int] | None
+    stats: dict[str, StatKey]  # of every input file, taken for the fingerprint
 
 
 def load_and_write(state: BuildState, pool: WorkerPool, report: BuildReport) -> BuildReport:
@@ -519,7 +524,13 @@ def build_with_cache(
         report.diagnostics = list(cache.warnings)  # said again, so they are not forgotten
         return report
     site, theme_dir = load_site(
-        state.content_root, options.base_url, report, options.include_drafts, cache, options.jobs
+        state.content_root,
+        options.base_url,
+        report,
+        options.include_drafts,
+        cache,
+        options.jobs,
+        state.stats,
     )
     if site is None or theme_dir is None:
         return report

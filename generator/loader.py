@@ -86,13 +86,17 @@ class FoundFile:
 
 
 def walk_files(
-    folder: Path, content_root: Path, folder_suffixes: tuple[str, ...] = ()
+    folder: Path,
+    content_root: Path,
+    folder_suffixes: tuple[str, ...] = (),
+    known: Mapping[str, StatKey] | None = None,
 ) -> tuple[list[FoundFile], list[Diagnostic]]:
     """List regular files below folder in a stable order, refusing links that leave content/.
 
     A folder whose name ends in one of folder_suffixes (a folder named like a
-    record file) is reported too. Each file is stat'ed once, here: at tens of
-    thousands of records the walk is most of a build that changes one.
+    record file) is reported too. Each file is stat'ed once, here, unless its
+    stats are `known` (taken moments ago for the build's fingerprint): at
+    tens of thousands of records the walk is much of a build that changes one.
     """
     files: list[FoundFile] = []
     diagnostics: list[Diagnostic] = []
@@ -127,8 +131,10 @@ def walk_files(
                             )
                         )
                 elif entry.is_file():
-                    st = entry.stat()
-                    key = (st.st_size, st.st_mtime_ns, st.st_ino)
+                    key = known.get(entry.path) if known is not None else None
+                    if key is None:
+                        st = entry.stat()
+                        key = (st.st_size, st.st_mtime_ns, st.st_ino)
                     files.append(FoundFile(entry.path, prefix + entry.name, key))
     files.sort(key=lambda found: found.name.split("/"))
     return files, diagnostics
@@ -196,7 +202,7 @@ Reuse = Callable[[str, StatKey, SnippetFiles], RecordSummary | None]
 
 
 def load_content(
-    content_root: Path, reuse: Reuse | None = None
+    content_root: Path, reuse: Reuse | None = None, known: Mapping[str, StatKey] | None = None
 ) -> tuple[LoadedContent, list[Diagnostic]]:
     """Read site.yaml and every record under errors/; snippet files are read when asked for.
 
@@ -216,7 +222,7 @@ def load_content(
             diagnostics += problems
 
     snippets_dir = content_root / "snippets"
-    snippet_files, problems = walk_files(snippets_dir, content_root)
+    snippet_files, problems = walk_files(snippets_dir, content_root, known=known)
     diagnostics += problems
     snippets = SnippetFiles(snippets_dir, snippet_files, texts)
 
@@ -224,7 +230,7 @@ def load_content(
     record_stats: dict[str, StatKey] = {}
     to_read: list[tuple[Path, str]] = []
     errors_dir = content_root / "errors"
-    record_files, problems = walk_files(errors_dir, content_root, RECORD_SUFFIXES)
+    record_files, problems = walk_files(errors_dir, content_root, RECORD_SUFFIXES, known)
     diagnostics += problems
     shown_folder = display_path(errors_dir) + "/"
     for found in record_files:
