@@ -539,15 +539,15 @@ def build_with_cache(
     shared_key = f"{state.code}\n{site.config!r}\n{theme_folders_fingerprint(theme_dir)}"
     if cache.shared_key != shared_key:
         cache.shared_key, cache.units, cache.pages = shared_key, {}, {}
-    memo = PageMemo(cache.pages, version=cache.version)
+    # What the cache says the output holds counts only for the very folder it saw.
+    previous = cache.outputs if cache.site_identity == state.site_identity else {}
+    memo = PageMemo(cache.pages, version=cache.version, read=previous_page(out_dir, previous))
     layout: Layout = {}
     with timed(report, "render"):
         plan = plan_outputs(site, theme_dir, options, report, memo)
     if plan is None or report.failed(options.strict):
         return report
-    # What the cache says the output holds counts only for the very folder it saw.
-    previous = cache.outputs if cache.site_identity == state.site_identity else {}
-    # And its dump's lines are where they were only while it is the very file written.
+    # The dump's lines are where they were only while it is the very file written.
     intact = previous and cache.dump_stat is not None and cache.dump_stat == dump_stat(out_dir)
     old_layout = cache.dump_layout if intact else {}
     staging = Staging(
@@ -605,6 +605,20 @@ def build_with_cache(
         cache.site_identity = folder_identity(out_dir)
         cache.save()
     return report
+
+
+def previous_page(out_dir: Path, previous: dict[str, str]) -> Callable[[str], bytes | None]:
+    """Read a file of the previous output (only one the cache knows it holds)."""
+
+    def read(path: str) -> bytes | None:
+        if path not in previous:
+            return None
+        try:
+            return (out_dir / path).read_bytes()
+        except OSError:
+            return None
+
+    return read
 
 
 def check_only(

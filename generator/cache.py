@@ -1,18 +1,21 @@
 """The build cache: what the last build read and wrote, so the next one redoes only what changed.
 
 It lives in one folder (`.errpages-cache/` by default, `--cache-dir` to move
-it): per output folder and set of options, one SQLite database and a small
-summary file beside it. `--no-cache` neither reads nor writes it. Anything
-that could change the output is part of a key: record and snippet files (by
-size, mtime and inode), site settings, every theme file, and errpages' own
-code, so a change to any of them shows up.
+it): per output folder and set of options, a SQLite database (`.sqlite`), a
+head file (`.pickle`) and a small summary (`.head`). `--no-cache` neither
+reads nor writes it. Anything that could change the output is part of a key:
+record and snippet files (by size, mtime and inode), site settings, every
+theme file, and errpages' own code, so a change to any of them shows up.
 
-The database holds a head (everything a build needs up front: each record's
-summary and file stats, what each record's rendering made, the output's file
-hashes) and every full record in a row of its own. An edit rewrites the head
-and the edited record's row; a full record is read back only when a page
-that shows it is rendered again. One transaction saves it all, so a killed
-build leaves the previous cache whole.
+The head holds what concerns the whole site (settings key, the output's file
+hashes, site-wide pages' inputs, where each line of the dump is). The
+database holds, per record file, a small entry (its stats, its summary and
+what rendering it made) and the full record, each in its own table: every
+build reads the entries, a full record is read back only when a page that
+shows it is rendered again, and an edit rewrites only the rows that changed.
+The rows are saved in one transaction, then the head; both carry a token, so
+a build killed between the two leaves a cache that is not trusted (the next
+build starts from scratch) rather than one that lies.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import json
 import marshal
 import os
 import pickle
+import secrets
 import sqlite3
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -35,7 +39,7 @@ from generator.outputs.hosting import DumpStat, Layout
 from generator.outputs.pages import Rendered
 from generator.outputs.write import MARKER, FolderTimes, Spare
 
-CACHE_FORMAT = 6
+CACHE_FORMAT = 7
 GENERATOR_DIR = Path(__file__).resolve().parent
 
 # What a record was read from: its file, the file's stats and its snippet file's stats.
@@ -136,10 +140,21 @@ class BuildCache:
         """Write the head and the rows that changed; drop the rows of records now gone."""
         if self.path is None:
             return
+        # The head goes into a file of its own (a SQLite blob of megabytes costs several times
+        # as much to write), tied to the rows by a token that both carry.
+        token = secrets.token_hex(8)
         head = replace(
-            self, records={}, units={}, fresh={}, retitled=frozenset(), rows=None, db=None
+            self,
+            records={},
+            units={},
+            fresh={},
+            retitled=frozenset(),
+            rows=None,
+            db=None,
+            spare=None,
         )
-        data = pickle.dumps((CACHE_FORMAT, head), protocol=pickle.HIGHEST_PROTOCOL)
+        spare = None if self.spare is None else spare_difference(self.spare, self.outputs)
+        data = pickle.dumps((CACHE_FORMAT, token, head, spare), protocol=pickle.HIGHEST_PROTOCOL)
         rows = self.current_rows()
         earlier = self.rows if self.rows is not None else {}
         changed = [
@@ -165,11 +180,14 @@ class BuildCache:
                         if name in rows
                     ),
                 )
-                db.execute("INSERT OR REPLACE INTO head (id, data) VALUES (1, ?)", (data,))
+                db.execute("INSERT OR REPLACE INTO head (id, data) VALUES (1, ?)", (token,))
         except sqlite3.Error:
             self.path.with_suffix(".head").unlink(missing_ok=True)  # no no-op from a stale cache
             return
         self.db, self.fresh, self.rows = db, {}, rows
+        head_file = self.path.with_suffix(".pickle")
+        head_file.with_suffix(".pickletmp").write_bytes(data)
+        os.replace(head_file.with_suffix(".pickletmp"), head_file)
         # A small summary beside it answers "did anything change?" without loading it all.
         summary = json.dumps(
             {
@@ -193,6 +211,29 @@ class BuildCache:
         if self.db is not None:
             self.db.close()
             self.db = None
+
+
+SpareRecord = tuple[str, dict[str, str | None], FolderTimes]  # token, difference, folders
+
+
+def spare_difference(spare: Spare, outputs: dict[str, str]) -> SpareRecord:
+    """The spare as the few files where it differs from the output (None: it lacks one)."""
+    difference: dict[str, str | None] = {
+        path: sha for path, sha in spare.outputs.items() if outputs.get(path) != sha
+    }
+    difference.update((path, None) for path in outputs.keys() - spare.outputs.keys())
+    return spare.token, difference, spare.folders
+
+
+def spare_from_difference(record: SpareRecord, outputs: dict[str, str]) -> Spare:
+    token, difference, folders = record
+    held = dict(outputs)
+    for path, sha in difference.items():
+        if sha is None:
+            held.pop(path, None)
+        else:
+            held[path] = sha
+    return Spare(token, held, folders)
 
 
 def encode_row(row: Row) -> bytes:
@@ -242,7 +283,7 @@ def open_database(path: Path) -> sqlite3.Connection:
                 with db:  # another errpages' tables: start again
                     for table in ("head", "entries", "records"):
                         db.execute(f"DROP TABLE IF EXISTS {table}")
-                    db.execute("CREATE TABLE head (id INTEGER PRIMARY KEY, data BLOB)")
+                    db.execute("CREATE TABLE head (id INTEGER PRIMARY KEY, data TEXT)")
                     # What every build reads (small), apart from the full records (read rarely).
                     db.execute("CREATE TABLE entries (file TEXT PRIMARY KEY, meta BLOB)")
                     db.execute("CREATE TABLE records (file TEXT PRIMARY KEY, data BLOB)")
@@ -300,16 +341,32 @@ def load_cache(path: Path | None, code: str) -> BuildCache:
     except sqlite3.Error:
         return BuildCache(path, code)
     try:
+        with open(path.with_suffix(".pickle"), "rb") as stream:
+            version, token, cache, spare = pickle.load(stream)
         row = db.execute("SELECT data FROM head WHERE id = 1").fetchone()
-        version, cache = pickle.loads(row[0]) if row else (None, None)
-        if version != CACHE_FORMAT or not isinstance(cache, BuildCache) or cache.code != code:
+        if (
+            version != CACHE_FORMAT
+            or not isinstance(cache, BuildCache)
+            or cache.code != code
+            or row is None
+            or row[0] != token  # a build was killed between writing the rows and the head
+        ):
             return BuildCache(path, code, db=db)
         rows: dict[str, Row] = {
             name: decode_row(meta) for name, meta in db.execute("SELECT file, meta FROM entries")
         }
-    except (sqlite3.Error, pickle.UnpicklingError, EOFError, AttributeError, ValueError, TypeError):
+    except (
+        OSError,
+        sqlite3.Error,
+        pickle.UnpicklingError,
+        EOFError,
+        AttributeError,
+        ValueError,
+        TypeError,
+    ):
         return BuildCache(path, code, db=db)
     cache.path, cache.db, cache.rows = path, db, rows
+    cache.spare = None if spare is None else spare_from_difference(spare, cache.outputs)
     cache.records = {name: entry for name, (entry, _) in rows.items()}
     cache.units = {entry.summary.id: unit for entry, unit in rows.values() if unit is not None}
     return cache

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -268,4 +269,38 @@ def test_a_dump_changed_by_hand_is_not_copied_from(
     dump.write_text(text.replace("acme", "ACME", 1))  # same size, other bytes
     edit_record(content, 6, "is checked while", "is checked soon while")
     incremental(content, out, cache)
+    assert snapshot(out) == clean(content, tmp_path)
+
+
+@pytest.mark.parametrize("damage", ["database", "head", "token", "entry", "missing head"])
+def test_a_damaged_cache_means_a_full_build_not_a_wrong_one(
+    project: tuple[Path, Path, Path], tmp_path: Path, damage: str
+) -> None:
+    """Whatever happens to the cache files, the next build is whole and says nothing odd."""
+    content, out, cache = project
+    incremental(content, out, cache)
+    database = next(cache.glob("*.sqlite"))
+    head = database.with_suffix(".pickle")
+    if damage == "database":
+        database.write_bytes(b"not a database at all" * 100)
+        for extra in cache.glob("*.sqlite-*"):  # its write-ahead log
+            extra.unlink()
+    elif damage == "head":
+        head.write_bytes(b"\x80\x04garbage")
+    elif damage == "token":  # as if a build was killed after saving the rows, before the head
+        with sqlite3.connect(database) as db:
+            db.execute("UPDATE head SET data = 'another build'")
+    elif damage == "entry":
+        with sqlite3.connect(database) as db:
+            db.execute("UPDATE entries SET meta = x'00ff'")
+    else:
+        head.unlink()
+    edit_record(content, 8, "is checked while", "is checked anyway while")
+    report = build(content, out, cache_dir=cache)
+    assert report.written and not report.diagnostics, [d.format() for d in report.diagnostics]
+    assert report.pages_rendered == 60
+    assert snapshot(out) == clean(content, tmp_path)
+    edit_record(content, 9, "is checked while", "is checked again while")
+    report = build(content, out, cache_dir=cache)
+    assert report.pages_rendered == 1, "the cache was not written again whole"
     assert snapshot(out) == clean(content, tmp_path)

@@ -10,6 +10,7 @@ read from the same files is the same record, and versions are small to keep.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from functools import partial
@@ -27,17 +28,22 @@ from generator.render import (
     search_page_context,
 )
 
-Rendered = tuple[str, tuple[Any, ...], bytes]  # template, inputs, page
+Rendered = tuple[str, tuple[Any, ...], str]  # template, inputs, sha256 of the page
 
 
 @dataclass
 class PageMemo:
-    """Site-wide pages of the last build (same theme, settings and code) and their inputs."""
+    """Site-wide pages of the last build (same theme, settings and code) and their inputs.
+
+    The pages themselves are not kept: a page rendered from the same inputs
+    is read back from the previous output (`read`), if it still has the hash.
+    """
 
     previous: dict[str, Rendered] = field(default_factory=dict)
     current: dict[str, Rendered] = field(default_factory=dict)
     # A record file -> what it was read from; by default unlike anything remembered.
     version: Callable[[str], Hashable] = lambda _file: object()
+    read: Callable[[str], bytes | None] = lambda _path: None  # a page of the previous output
 
     def versions(self, records: Iterable[RecordSummary]) -> tuple[Hashable, ...]:
         return tuple(self.version(record.file) for record in records)
@@ -52,11 +58,14 @@ class PageMemo:
     ) -> bytes:
         """The page, rendered from context() unless the last build rendered it from these inputs."""
         earlier = self.previous.get(path)
+        page = None
         if earlier is not None and earlier[0] == template and earlier[1] == inputs:
-            page = earlier[2]
-        else:
+            page = self.read(path)
+            if page is not None and hashlib.sha256(page).hexdigest() != earlier[2]:
+                page = None  # changed since: render it again
+        if page is None:
             page = env.get_template(template).render(context()).encode()
-        self.current[path] = (template, inputs, page)
+        self.current[path] = (template, inputs, hashlib.sha256(page).hexdigest())
         return page
 
 
