@@ -53,7 +53,7 @@ from generator.model import (
     summarize,
 )
 from generator.outputs import OutputFile
-from generator.outputs.api import api_files
+from generator.outputs.api import api_files, errors_index, index_entry
 from generator.outputs.assets import asset_files
 from generator.outputs.hosting import (
     Layout,
@@ -302,12 +302,13 @@ def plan_outputs(
     """Render the site-wide pages and list every path the whole site will have."""
     env = make_environment(theme_dir)
     try:
-        site_files = page_files(site, env, memo) + api_files(site) + asset_files(theme_dir)
+        site_files = page_files(site, env, memo) + api_files() + asset_files(theme_dir)
         site_files += redirect_files(site, env)
     except TemplateError as exc:
         report.diagnostics.append(template_diagnostic(exc, theme_dir))
         return None
-    late = [urls.SEARCH_INDEX_JS, urls.ERRORS_NDJSON, urls.NOT_FOUND_PAGE, ".nojekyll"]
+    late = [urls.SEARCH_INDEX_JS, urls.ERRORS_NDJSON, urls.ERRORS_INDEX_JSON]
+    late += [urls.NOT_FOUND_PAGE, ".nojekyll"]
     if site.config.base_url:
         late += [urls.SITEMAP_XML, urls.ROBOTS_TXT, urls.FEED_XML]
     everything = [(f.path, f.origin) for f in site_files] + [(p, "site") for p in late]
@@ -396,6 +397,8 @@ def stage_site_files(
             if record.id not in units:  # another shard renders its page
                 other_shards[record.id], words[record.id] = record_extras(site, site.record(record))
         files += search_files(site, words)
+        entries = {record_id: unit.index_entry for record_id, unit in units.items()}
+        files.append(errors_index(site, lambda s: entries.get(s.id) or index_entry(s, site.config)))
         try:
             hosting, problems = hosting_files(site, make_environment(theme_dir))
         except TemplateError as exc:

@@ -39,7 +39,7 @@ from generator.outputs.hosting import DumpStat, Layout
 from generator.outputs.pages import Rendered
 from generator.outputs.write import MARKER, FolderTimes, Spare
 
-CACHE_FORMAT = 7
+CACHE_FORMAT = 8
 GENERATOR_DIR = Path(__file__).resolve().parent
 
 # What a record was read from: its file, the file's stats and its snippet file's stats.
@@ -78,6 +78,7 @@ class UnitEntry(NamedTuple):
     files: tuple[tuple[str, str], ...]  # (site path, sha256)
     meaning_words: str  # space-separated, for the search index
     cross_links: tuple[tuple[str, str, str, str], ...]  # (page, target, fragment, url)
+    index_entry: str  # its entry in api/errors/index.json
 
 
 Row = tuple[RecordEntry, UnitEntry | None]  # a record file's row, without the full record

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from generator import urls
@@ -115,14 +116,22 @@ def summary_data(record: RecordSummary, config: SiteConfig) -> dict[str, Any]:
     }
 
 
-def api_files(site: Site) -> list[OutputFile]:
-    """Plan the site-wide files of the JSON API (each error's own JSON is a record output)."""
-    files = []
-    index = {
-        "count": len(site.records),
-        "errors": [summary_data(record, site.config) for record in site.records],
-    }
-    # One line: at tens of thousands of errors, indenting costs more than the rest of the file.
-    files.append(OutputFile(urls.ERRORS_INDEX_JSON, dump_json(index, None), "errors index"))
-    files.append(OutputFile(urls.SCHEMA_JSON, dump_json(record_schema()), "record schema"))
-    return files
+def index_entry(record: RecordSummary, config: SiteConfig) -> str:
+    """An error's entry in the errors index, as JSON text (kept with its rendering)."""
+    return json.dumps(summary_data(record, config), ensure_ascii=False)
+
+
+def errors_index(site: Site, entry: Callable[[RecordSummary], str]) -> OutputFile:
+    """The index of every error's summary, joined from each error's entry.
+
+    One line: at tens of thousands of errors, indenting costs more than the
+    rest of the file; the bytes are what json.dumps of the whole would give.
+    """
+    entries = ", ".join(entry(record) for record in site.records)
+    text = f'{{"count": {len(site.records)}, "errors": [{entries}]}}\n'
+    return OutputFile(urls.ERRORS_INDEX_JSON, text.encode(), "errors index")
+
+
+def api_files() -> list[OutputFile]:
+    """The record schema (each error's JSON is a record output; the index comes last)."""
+    return [OutputFile(urls.SCHEMA_JSON, dump_json(record_schema()), "record schema")]

@@ -24,7 +24,7 @@ from generator.diagnostics import Diagnostic
 from generator.linkcheck import CrossLink, check_page
 from generator.markdown import render_markdown, render_markdown_inline
 from generator.model import DriftNote, ErrorLinks, Record, RecordSummary, Site, SiteConfig
-from generator.outputs.api import error_data
+from generator.outputs.api import error_data, index_entry
 from generator.outputs.search import meaning_words
 from generator.outputs.write import Staging
 from generator.parallel import WorkerPool
@@ -89,6 +89,7 @@ def unit_entry(
         files=result.files,
         meaning_words=result.meaning_words,
         cross_links=result.cross_links,
+        index_entry=index_entry(summary, site.config),
     )
 
 
