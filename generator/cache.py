@@ -33,8 +33,9 @@ from typing import NamedTuple
 
 from generator import __version__
 from generator.diagnostics import Diagnostic
+from generator.links import LinkIds
 from generator.loader import SnippetFiles, StatKey
-from generator.model import DriftNote, ErrorLinks, Record, RecordSummary
+from generator.model import DriftNote, Record, RecordSummary
 from generator.outputs.hosting import DumpStat, Layout
 from generator.outputs.pages import Rendered
 from generator.outputs.write import MARKER, FolderTimes, Spare
@@ -54,14 +55,6 @@ class RecordEntry(NamedTuple):
     snippet_name: str | None
     snippet_stat: StatKey | None
     summary: RecordSummary
-
-
-# A record's links by id: related, then backlinks.
-LinkIds = tuple[tuple[str, ...], tuple[str, ...]]
-
-
-def link_ids(links: ErrorLinks) -> LinkIds:
-    return tuple(ref.id for ref in links.related), tuple(ref.id for ref in links.backlinks)
 
 
 class UnitEntry(NamedTuple):

@@ -17,30 +17,16 @@ import click
 
 from generator import __version__, urls
 from generator.build import DEFAULT_CACHE_DIR, BuildReport, build, load_site, theme_folders
-from generator.devserver import LiveHandler, LiveState, watch_and_rebuild
 from generator.diagnostics import Diagnostic, Level
-from generator.drift import drift_table, run_drift, save_drift
-from generator.git import GitError
 from generator.loader import display_path
-from generator.lookup import LookupMatch, compile_matchers, lookup
 from generator.model import SiteConfig
-from generator.pin import pin_record
-from generator.pinning import PinError
-from generator.record_schema import record_schema
-from generator.scaffold import (
-    fresh_id,
-    new_record_path,
-    record_text,
-    schema_reference,
-    write_new_record,
-)
-from generator.scan import scan_repository
-from generator.schema import REPO_RE
-from generator.serve import free_port_server, url_of
-from generator.themes import eject_theme
 
+# Each command imports what only it needs (scanning, pinning, serving, ...) when it runs:
+# `errpages build`, run on every commit, does not pay for the others' imports.
 if TYPE_CHECKING:
     from tqdm import tqdm
+
+    from generator.lookup import LookupMatch
 
 CONTENT_OPTION = click.option(
     "--content",
@@ -278,6 +264,15 @@ def new_command(
     content: Path, repo: str | None, exception: str | None, message: str | None, force: bool
 ) -> None:
     """Scaffold a new error record with a fresh id."""
+    from generator.scaffold import (
+        fresh_id,
+        new_record_path,
+        record_text,
+        schema_reference,
+        write_new_record,
+    )
+    from generator.schema import REPO_RE
+
     repo = ask(repo, "Repo")
     if not REPO_RE.match(repo):
         raise click.BadParameter(f"{repo!r} is not owner/name", param_hint="--repo")
@@ -307,6 +302,8 @@ def lookup_command(
     content: Path, text: str | None, as_json: bool, limit: int, base_url: str | None
 ) -> None:
     """Find the errors a traceback or log shows. Exit 1 when nothing matches."""
+    from generator.lookup import compile_matchers, lookup
+
     if text is None:
         if sys.stdin.isatty():
             click.echo("Paste the traceback, then press Ctrl-D.", err=True)
@@ -370,6 +367,10 @@ def pin_command(
     record: str, content: Path, repo_dir: Path, rev: str, context: int | None, force: bool
 ) -> None:
     """Pin RECORD (a record file or id) to a commit of the project's repository."""
+    from generator.git import GitError
+    from generator.pin import pin_record
+    from generator.pinning import PinError
+
     try:
         result = pin_record(content, record, repo_dir, rev, context, force)
     except (PinError, GitError) as exc:
@@ -401,6 +402,11 @@ def scan_command(
     repo_dir: Path, content: Path, repo: str, rev: str, under: str, out: Path | None, as_json: bool
 ) -> None:
     """Scaffold a draft record for every raise site in REPO_DIR that has no record yet."""
+    from generator.git import GitError
+    from generator.pinning import PinError
+    from generator.scan import scan_repository
+    from generator.schema import REPO_RE
+
     if not REPO_RE.match(repo):
         raise click.BadParameter(f"{repo!r} is not owner/name", param_hint="--repo")
     try:
@@ -435,6 +441,10 @@ def drift_command(
     strict: bool,
 ) -> None:
     """Check pinned records against the repository: same, moved, changed or removed."""
+    from generator.drift import drift_table, run_drift, save_drift
+    from generator.git import GitError
+    from generator.pinning import PinError
+
     try:
         progress = ProgressBar("Checking", enabled=not as_json, unit="record")
         try:
@@ -490,6 +500,9 @@ def serve_command(
     content: Path, out: Path, host: str, port: int, cache_dir: Path, no_watch: bool, drafts: bool
 ) -> None:
     """Build, serve on http://127.0.0.1:PORT/, and rebuild and reload the tabs on every change."""
+    from generator.devserver import LiveHandler, LiveState, watch_and_rebuild
+    from generator.serve import free_port_server, url_of
+
     state = LiveState()
 
     def rebuild() -> list[str]:
@@ -539,6 +552,8 @@ def theme_group() -> None:
 @click.option("--force", is_flag=True, help="Copy into a folder that is not empty.")
 def theme_eject_command(target: Path, force: bool) -> None:
     """Copy the default theme to TARGET (default themes/mytheme) to start a theme from."""
+    from generator.themes import eject_theme
+
     try:
         copied = eject_theme(target, force)
     except FileExistsError:
@@ -560,6 +575,8 @@ def theme_eject_command(target: Path, force: bool) -> None:
 )
 def schema_command(write_to: Path | None) -> None:
     """Print the record format as a JSON Schema."""
+    from generator.record_schema import record_schema
+
     text = json.dumps(record_schema(), indent=2, ensure_ascii=False) + "\n"
     if write_to is None:
         click.echo(text, nl=False)

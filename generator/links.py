@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from generator.diagnostics import Diagnostic, Position, did_you_mean, error, warning
 from generator.model import ErrorLinks, LinkRef, RecordSummary
@@ -157,7 +157,7 @@ def resolve_related(
 
 def link_records(
     records: list[RecordSummary], where: Where, include_drafts: bool = False
-) -> tuple[list[RecordSummary], dict[str, ErrorLinks], list[Diagnostic]]:
+) -> tuple[list[RecordSummary], LinkGraph, list[Diagnostic]]:
     """Resolve ids, aliases, related lists and backlinks; return the published records by id.
 
     Drafts take part in the id checks (a draft's id is taken) but are left
@@ -168,20 +168,55 @@ def link_records(
     by_id = {i: r for i, r in all_ids.items() if i not in drafts}
     alias_to_id, problems = index_aliases(by_id, where)
     diagnostics += problems
-    related: dict[str, list[str]] = {}
+    related: dict[str, tuple[str, ...]] = {}
     backlinks: dict[str, set[str]] = defaultdict(set)
     for record in by_id.values():
-        related[record.id], problems = resolve_related(record, by_id, alias_to_id, where, drafts)
+        resolved, problems = resolve_related(record, by_id, alias_to_id, where, drafts)
+        related[record.id] = tuple(resolved)
         diagnostics += problems
-        for target in related[record.id]:
+        for target in resolved:
             backlinks[target].add(record.id)
-    refs = {record_id: link_ref(record) for record_id, record in by_id.items()}
-    links = {
-        record_id: ErrorLinks(
-            related=tuple(refs[i] for i in related[record_id]),
-            backlinks=tuple(refs[i] for i in sorted(backlinks[record_id])),
-        )
-        for record_id in by_id
-    }
+    sorted_backlinks = {target: tuple(sorted(ids)) for target, ids in backlinks.items()}
     ordered = [by_id[i] for i in sorted(by_id)]
-    return ordered, links, diagnostics
+    return ordered, LinkGraph(by_id, related, sorted_backlinks), diagnostics
+
+
+LinkIds = tuple[tuple[str, ...], tuple[str, ...]]  # related, then backlinks
+
+
+class LinkGraph(Mapping[str, ErrorLinks]):
+    """Each published error's related errors and backlinks, by id.
+
+    A build that changed one record compares ids only; the titled links
+    (`graph[id]`) are made for the pages being rendered.
+    """
+
+    def __init__(
+        self,
+        by_id: dict[str, RecordSummary],
+        related: dict[str, tuple[str, ...]],
+        backlinks: dict[str, tuple[str, ...]],
+    ) -> None:
+        self.by_id = by_id
+        self.related = related
+        self.backlinks = backlinks
+        self.refs: dict[str, LinkRef] = {}
+
+    def ids(self, error_id: str) -> LinkIds:
+        return self.related[error_id], self.backlinks.get(error_id, ())
+
+    def ref(self, error_id: str) -> LinkRef:
+        ref = self.refs.get(error_id)
+        if ref is None:
+            ref = self.refs[error_id] = link_ref(self.by_id[error_id])
+        return ref
+
+    def __getitem__(self, error_id: str) -> ErrorLinks:
+        related, backlinks = self.ids(error_id)
+        return ErrorLinks(tuple(map(self.ref, related)), tuple(map(self.ref, backlinks)))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.related)
+
+    def __len__(self) -> int:
+        return len(self.related)

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from generator.diagnostics import Position
+
+if TYPE_CHECKING:
+    from generator.links import LinkGraph
 
 
 @dataclass(frozen=True)
@@ -245,7 +248,7 @@ class Site:
 
     config: SiteConfig
     records: tuple[RecordSummary, ...]
-    links: dict[str, ErrorLinks]
+    links: LinkGraph
     drift: dict[str, DriftNote] = field(default_factory=dict)
     store: RecordStore = field(default_factory=RecordStore, compare=False)
 

@@ -182,3 +182,15 @@ def test_fast_python_highlighter_matches_pygments_on_everyday_code() -> None:
     )
     expected = highlight(code, PythonLexer(), HtmlFormatter(nowrap=True)).rstrip("\n")
     assert python_html_lines(code.rstrip("\n")) == expected.split("\n")
+
+
+@given(st.text(alphabet=st.sampled_from([*"<>&\"'\n\r\t ab", "é", "\u2028"])))
+def test_feed_escaping_is_what_xml_sax_saxutils_gives(text: str) -> None:
+    """The feed's own escape/quoteattr (kept to avoid a slow import) match the stdlib's."""
+    from xml.sax.saxutils import escape as stdlib_escape
+    from xml.sax.saxutils import quoteattr as stdlib_quoteattr
+
+    from generator.outputs.hosting import escape, quoteattr
+
+    assert escape(text) == stdlib_escape(text)
+    assert quoteattr(text) == stdlib_quoteattr(text)

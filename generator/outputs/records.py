@@ -19,7 +19,7 @@ from pathlib import Path
 from jinja2 import Environment
 
 from generator import urls
-from generator.cache import BuildCache, UnitEntry, Version, link_ids
+from generator.cache import BuildCache, UnitEntry, Version
 from generator.diagnostics import Diagnostic
 from generator.linkcheck import CrossLink, check_page
 from generator.markdown import render_markdown, render_markdown_inline
@@ -84,7 +84,7 @@ def unit_entry(
     """Remember what a record was rendered from, beside what the rendering made."""
     return UnitEntry(
         version=version,
-        links=link_ids(site.links[summary.id]),
+        links=site.links.ids(summary.id),
         drift=site.drift_note(summary),
         files=result.files,
         meaning_words=result.meaning_words,
@@ -142,7 +142,7 @@ def kept_units(
         if (
             entry is not None
             and entry.version == cache.version(summary.file)
-            and entry.links == link_ids(site.links[summary.id])
+            and entry.links == site.links.ids(summary.id)
             and retitled.isdisjoint(entry.links[0])
             and retitled.isdisjoint(entry.links[1])
             and entry.drift == site.drift_note(summary)
