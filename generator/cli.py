@@ -586,4 +586,26 @@ def schema_command(write_to: Path | None) -> None:
 
 
 def main() -> None:
-    cli(prog_name="errpages")
+    """Run the command line, then end the process without tearing the interpreter down.
+
+    Freeing a build's objects one by one at exit took 0.1 s at ten thousand
+    errors: a tenth of a build that changed one record. The process is ending,
+    so its memory goes back to the system whole instead. Output is flushed
+    first, and nothing errpages started is left running by then (each build
+    closes its worker pools; the background deletion is detached on purpose).
+    """
+    try:
+        cli(prog_name="errpages")
+        status = 0
+    except SystemExit as exc:
+        if exc.code is None or isinstance(exc.code, int):
+            status = exc.code or 0
+        else:
+            print(exc.code, file=sys.stderr)
+            status = 1
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except OSError:
+        status = status or 1
+    os._exit(status)

@@ -136,7 +136,7 @@ def walk_files(
                         st = entry.stat()
                         key = (st.st_size, st.st_mtime_ns, st.st_ino)
                     files.append(FoundFile(entry.path, prefix + entry.name, key))
-    files.sort(key=lambda found: found.name.split("/"))
+    files.sort(key=lambda found: found.name)
     return files, diagnostics
 
 
@@ -165,7 +165,7 @@ class SnippetFiles(Mapping[str, TextFile]):
 
     def __init__(self, folder: Path, found: list[FoundFile], texts: SourceLines) -> None:
         self.folder = folder
-        self.paths = {file.name: Path(file.path) for file in found}
+        self.paths = {file.name: file.path for file in found}  # a Path made only when read
         self.stats = {file.name: file.stat for file in found}
         self.texts = texts
         self.read: dict[str, TextFile | None] = {}
@@ -183,7 +183,7 @@ class SnippetFiles(Mapping[str, TextFile]):
         return file
 
     def _read(self, name: str) -> TextFile | None:
-        path = self.paths[name]
+        path = Path(self.paths[name])
         text, problems = read_text(path, MAX_SNIPPET_BYTES)
         self.diagnostics += problems
         if text is None:
