@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 
 from jinja2 import TemplateError, TemplateSyntaxError
@@ -60,10 +61,10 @@ from generator.outputs.hosting import (
     dump_identity,
     dump_stat,
     hosting_files,
-    ndjson_parts,
     ndjson_plan,
     redirect_files,
     source_date,
+    write_ndjson,
 )
 from generator.outputs.pages import PageMemo, page_files
 from generator.outputs.records import (
@@ -435,9 +436,9 @@ def stage_site_files(
         pieces, new_layout = ndjson_plan(site, line_length, old_layout, unchanged)
         layout.update(new_layout)
         old_dump = staging.out_dir / urls.ERRORS_NDJSON if old_layout else None
-        written[urls.ERRORS_NDJSON] = staging.put_parts(
+        written[urls.ERRORS_NDJSON] = staging.put_written(
             urls.ERRORS_NDJSON,
-            ndjson_parts(site, pieces, line, old_dump),
+            partial(write_ndjson, site=site, pieces=pieces, line=line, old_dump=old_dump),
             dump_identity(site, line_shas.__getitem__),
             live_intact=bool(old_layout),
         )

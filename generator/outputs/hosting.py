@@ -9,7 +9,8 @@ from __future__ import annotations
 import datetime
 import hashlib
 import json
-from collections.abc import Callable, Collection, Iterable, Iterator
+import os
+from collections.abc import Callable, Collection, Iterable
 from contextlib import ExitStack
 from pathlib import Path
 from typing import BinaryIO
@@ -171,17 +172,22 @@ def ndjson_plan(
     return pieces, layout
 
 
-def ndjson_parts(
-    site: Site, pieces: list[Piece], line: Callable[[str], bytes], old_dump: Path | None
-) -> Iterator[bytes]:
-    """The dump's bytes piece by piece, as planned: streamed, never held whole."""
+def write_ndjson(
+    stream: BinaryIO,
+    site: Site,
+    pieces: list[Piece],
+    line: Callable[[str], bytes],
+    old_dump: Path | None,
+) -> None:
+    """Write the dump as planned: new lines from their files, runs of the previous dump
+    copied by the kernel (never read into Python, never held whole)."""
     with ExitStack() as stack:
         old = stack.enter_context(open(old_dump, "rb")) if old_dump else None
         for kind, first, second in pieces:
             if kind == "copy":
-                yield from copy_range(old, first, second)
+                copy_range(old, stream, first, second)
             else:
-                yield line(site.records[first].id)
+                stream.write(line(site.records[first].id))
 
 
 DumpStat = tuple[int, int, int]  # size, mtime in ns, inode
@@ -203,17 +209,25 @@ def dump_identity(site: Site, line_sha: Callable[[str], str]) -> str:
     return digest.hexdigest()
 
 
-def copy_range(stream: BinaryIO | None, start: int, end: int) -> Iterator[bytes]:
-    """Bytes start..end of a file, a chunk at a time."""
-    if stream is None or end <= start:
-        return
-    stream.seek(start)
+def copy_range(source: BinaryIO | None, target: BinaryIO, start: int, end: int) -> None:
+    """Copy bytes start..end of one file to the end of another (an unbuffered one)."""
+    if source is None:
+        raise OSError("no previous errors.ndjson to copy from")
+    while start < end and hasattr(os, "copy_file_range"):
+        try:
+            copied = os.copy_file_range(source.fileno(), target.fileno(), end - start, start)
+        except OSError:
+            break  # not between these files (another file system, say): copy it by hand
+        if copied <= 0:
+            break
+        start += copied
+    source.seek(start)
     while start < end:
-        chunk = stream.read(min(CHUNK, end - start))
+        chunk = source.read(min(CHUNK, end - start))
         if not chunk:
             raise OSError("the previous errors.ndjson is shorter than the cache says")
         start += len(chunk)
-        yield chunk
+        target.write(chunk)
 
 
 def redirect_files(site: Site, env: Environment) -> list[OutputFile]:

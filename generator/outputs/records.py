@@ -136,19 +136,24 @@ def kept_units(
     """
     to_render: list[RecordSummary] = []
     kept: dict[str, UnitEntry] = {}
-    retitled = cache.retitled
+    retitled, units, entries, keep = cache.retitled, cache.units, cache.records, staging.keep
     for summary in records:
-        entry = cache.units.get(summary.id)
-        if (
-            entry is not None
-            and entry.version == cache.version(summary.file)
-            and entry.links == site.links.ids(summary.id)
-            and retitled.isdisjoint(entry.links[0])
-            and retitled.isdisjoint(entry.links[1])
-            and entry.drift == site.drift_note(summary)
-            and all(staging.keep(path, sha) for path, sha in entry.files)
-        ):
-            kept[summary.id] = entry
-        else:
-            to_render.append(summary)
+        unit = units.get(summary.id)
+        if unit is not None:
+            file, stat, snippet_stat = unit.version
+            entry = entries[summary.file]
+            related, backlinks = unit.links
+            if (
+                file == summary.file
+                and stat == entry.stat
+                and snippet_stat == entry.snippet_stat
+                and unit.links == site.links.ids(summary.id)
+                and retitled.isdisjoint(related)
+                and retitled.isdisjoint(backlinks)
+                and unit.drift == site.drift_note(summary)
+                and all(keep(path, sha) for path, sha in unit.files)
+            ):
+                kept[summary.id] = unit
+                continue
+        to_render.append(summary)
     return to_render, kept

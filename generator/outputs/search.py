@@ -63,24 +63,26 @@ def search_index(records: tuple[RecordSummary, ...], words_by_id: dict[str, str]
     """
     strings = Table()
     per_record = [words_by_id[record.id].split() for record in records]
-    vocabulary = sorted({word for words in per_record for word in words})
-    word_number = {word: base36(number) for number, word in enumerate(vocabulary)}
-    docs = []
-    for record, words in zip(records, per_record, strict=True):
-        docs.append(
-            [
-                record.id,
-                strings.number(record.repo),
-                strings.number(record.kind),
-                strings.number(record.exception),
-                record.message,
-                record.title if record.title != record.message else "",
-                strings.number(record.source_path),
-                list(record.tags),
-                " ".join([word_number[word] for word in words]),
-                1 if record.retired else 0,
-            ]
-        )
+    vocabulary = sorted(set().union(*per_record))
+    word_number = dict(
+        zip(vocabulary, map(base36, range(len(vocabulary))), strict=True)
+    ).__getitem__
+    number = strings.number
+    docs = [
+        [
+            record.id,
+            number(record.repo),
+            number(record.kind),
+            number(record.exception),
+            record.message,
+            record.title if record.title != record.message else "",
+            number(record.source_path),
+            list(record.tags),
+            " ".join(map(word_number, words)),
+            1 if record.retired else 0,
+        ]
+        for record, words in zip(records, per_record, strict=True)
+    ]
     return {
         "version": 2,
         "fields": list(FIELDS),

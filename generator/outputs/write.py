@@ -21,9 +21,10 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from generator.diagnostics import Diagnostic, Position, error
 
@@ -217,7 +218,6 @@ class Staging:
             self.touched.add("")
             self.holds = dict(spare.outputs)
             self.tidy(spare.folders)
-            self.made = site_folders(self.holds)
             return
         self.drop_spare()
         self.root = Path(
@@ -233,7 +233,9 @@ class Staging:
         missing is forgotten, so it is linked or written again. With no
         recorded times, every folder is looked inside.
         """
-        folders = site_folders(self.holds)
+        # The folders a spare has are those it was recorded with (of the files it holds).
+        folders = set(recorded) if recorded else site_folders(self.holds)
+        self.made = folders  # less any found missing, below
         look = set(folders) if not recorded else {""}
         changed = set(look)  # folders someone else wrote into: our files there are checked too
         clock = time.time_ns()
@@ -241,6 +243,7 @@ class Staging:
             try:
                 now = os.stat(os.path.join(self.root, folder)).st_mtime_ns
             except OSError:
+                self.made.discard(folder)  # gone: made again if a file goes there
                 look.add(folder)
                 changed.add(folder)
                 continue
@@ -291,6 +294,8 @@ class Staging:
                 inner = prefix + name + "/"
                 for path in [p for p in self.holds if p.startswith(inner)]:
                     del self.holds[path]
+                gone = {f for f in self.made if f == prefix + name or f.startswith(inner)}
+                self.made -= gone
 
     def drop_spare(self) -> None:
         """Throw the spare away (only a folder errpages wrote: it has the site marker)."""
@@ -350,8 +355,10 @@ class Staging:
         target.write_bytes(data)
         return sha
 
-    def put_parts(self, path: str, parts: Iterable[bytes], sha: str, live_intact: bool) -> str:
-        """Stage a large file from its pieces (never held whole), known by `sha`.
+    def put_written(
+        self, path: str, write: Callable[[BinaryIO], None], sha: str, live_intact: bool
+    ) -> str:
+        """Stage a large file that `write` writes (into an unbuffered file), known by `sha`.
 
         `sha` identifies the content without reading it (the caller knows what
         it is made of); the previous output's copy is linked when it has the
@@ -363,9 +370,8 @@ class Staging:
             return sha
         target = self._target(path)
         temp = target.with_name(f".{target.name}.part")
-        with open(temp, "wb") as stream:
-            for part in parts:
-                stream.write(part)
+        with open(temp, "wb", buffering=0) as stream:
+            write(stream)
         os.replace(temp, target)
         return sha
 
@@ -409,11 +415,11 @@ class Staging:
                 folder = parent_of(folder)
                 self.touched.add(folder)
 
-    def folder_times(self, outputs: Collection[str]) -> FolderTimes:
+    def folder_times(self) -> FolderTimes:
         """The staged folder's mtimes: as found for folders this build left alone, else read now."""
         now = time.time_ns()
         times: FolderTimes = {}
-        for folder in site_folders(outputs):
+        for folder in self.made:
             if folder not in self.touched and folder in self.found:
                 times[folder] = self.found[folder]
                 continue
@@ -432,7 +438,7 @@ class Staging:
         the cache to remember, with the new output's folder mtimes.
         """
         self.remove_gone(outputs)
-        live = self.folder_times(outputs) if keep_spare else {}
+        live = self.folder_times() if keep_spare else {}
         out_dir = self.out_dir
         if not out_dir.exists():
             os.rename(self.root, out_dir)
