@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from generator.files import atomic_write_text
 from generator.git import (
     GitError,
     Repository,
@@ -38,7 +39,6 @@ from generator.pinning import (
     source_lines,
 )
 from generator.pyraises import RaiseSite, canonical, scan_source
-from generator.recordfile import atomic_write_text
 from generator.schema import validate_records
 
 CHANGED_SIMILARITY = 0.6

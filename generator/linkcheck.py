@@ -39,18 +39,24 @@ def page_ids(text: str) -> set[str]:
     return ids
 
 
-def resolve(page: str, base: str, path: str) -> str | None:
-    """The site path a relative URL path points at from a page (None if it leaves the site)."""
-    if not path:
-        return page
-    # A root-relative <base> (the 404 page) stands for the site's root folder.
-    return _resolve_from("" if base.startswith("/") else posixpath.dirname(page), path)
-
-
-@lru_cache(maxsize=4096)
 def _resolve_from(folder: str, path: str) -> str | None:
     if path.startswith("/"):
         return None
+    # The usual link, `../../errors/<id>/index.html`: climb, then a path with no dot segments.
+    ups = 0
+    while path.startswith("../", 3 * ups):
+        ups += 1
+    rest = path[3 * ups :]
+    if rest and "//" not in rest and "/." not in rest and rest[0] != "." and rest[-1] != "/":
+        parts = folder.split("/") if folder else []
+        if ups > len(parts):
+            return None
+        return "/".join([*parts[: len(parts) - ups], rest])
+    return _normalised(folder, path)
+
+
+@lru_cache(maxsize=4096)
+def _normalised(folder: str, path: str) -> str | None:
     joined = posixpath.normpath(posixpath.join(folder, path))
     if joined.startswith("../") or joined == "..":
         return None
@@ -87,6 +93,8 @@ def check_page(
     base_match = BASE_RE.search(text)
     base = base_match.group(1) if base_match else ""
     own_ids: set[str] | None = None
+    # What links are relative to: a root-relative <base> (the 404 page) stands for the root.
+    relative_to = "" if base.startswith("/") else posixpath.dirname(page)
     for match in LINK_RE.finditer(text):
         if base_match and match.start() < base_match.end() and match.end() > base_match.start():
             continue  # the <base href> itself
@@ -94,7 +102,7 @@ def check_page(
         external, path, fragment = split_url(url)
         if external:
             continue
-        target = resolve(page, base, path)
+        target = _resolve_from(relative_to, path) if path else page
         if target is None or target not in planned:
             position, on = where(page, origin, text, match.start())
             folder = target is not None and f"{target}/index.html" in planned

@@ -6,11 +6,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from generator.files import atomic_write_text
 from generator.git import GitError, open_repository, read_file, resolve_commit
 from generator.loader import LoadedContent, load_content
 from generator.model import TextFile
 from generator.pinning import Pin, PinError, cut_pin, decode_source
-from generator.recordfile import atomic_write_text, update_source
+from generator.recordfile import update_source
 from generator.schema import FieldReader, parse_snippet_file
 from generator.yamldoc import YamlDocument
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from generator.diagnostics import Diagnostic, Position, error
-from generator.recordfile import atomic_write_text
+from generator.files import atomic_write_text
 from generator.schema import ID_RE
 
 MANIFEST = "published-ids.txt"

@@ -9,8 +9,6 @@ it, so a crash never leaves half a record.
 from __future__ import annotations
 
 import io
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -19,23 +17,6 @@ from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
 SOURCE_ORDER = ("snippet_file", "path", "line", "commit", "language")
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write text to path through a temporary file and a rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        if path.exists():
-            os.chmod(temp, path.stat().st_mode & 0o777)
-        else:
-            os.chmod(temp, 0o644)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
 
 
 def round_trip() -> YAML:

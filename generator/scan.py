@@ -8,11 +8,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from generator.files import atomic_write_text
 from generator.git import list_files, open_repository, read_files, resolve_commit
 from generator.loader import load_content
 from generator.pinning import Pin, PinError, decode_source, snippet_span, source_lines
 from generator.pyraises import RaiseSite, canonical, scan_source
-from generator.recordfile import atomic_write_text
 from generator.scaffold import slug
 from generator.schema import TO_WRITE, derive_id
 from generator.yamldoc import YamlDocument
