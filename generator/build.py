@@ -63,6 +63,7 @@ from generator.outputs.hosting import (
     hosting_files,
     ndjson_plan,
     redirect_files,
+    sitemap_files,
     source_date,
     write_ndjson,
 )
@@ -76,7 +77,7 @@ from generator.outputs.records import (
 )
 from generator.outputs.search import search_files
 from generator.outputs.write import Staging, check_collisions, check_output_folder
-from generator.parallel import WorkerPool, collector_paused, fork_map
+from generator.parallel import FORK_WORTH, Helper, WorkerPool, collector_paused, fork_map
 from generator.published import Manifest, check_published, update_manifest
 from generator.render import make_environment, render_error_page
 from generator.schema import validate_document
@@ -390,58 +391,40 @@ def stage_site_files(
     `layout` is filled with where each error's line went in api/errors.ndjson.
     """
     written: dict[str, str] = {}
-    files = list(plan.site_files)
-    if plan.global_shard:
-        words = {record_id: unit.meaning_words for record_id, unit in units.items()}
-        other_shards = {}
-        for record in site.records:
-            if record.id not in units:  # another shard renders its page
-                other_shards[record.id], words[record.id] = record_extras(site, site.record(record))
-        files += search_files(site, words)
-        entries = {record_id: unit.index_entry for record_id, unit in units.items()}
-        files.append(errors_index(site, lambda s: entries.get(s.id) or index_entry(s, site.config)))
+    if not plan.global_shard:
+        stage_checked(plan.site_files, plan, staging, report, written)
+        return written
+    other_shards, other_words = {}, {}
+    for record in site.records:
+        if record.id not in units:  # another shard renders its page
+            other_shards[record.id], other_words[record.id] = record_extras(
+                site, site.record(record)
+            )
+    # The indexes over every error are made in a child, beside the rest (when there are many).
+    work = partial(index_files, site, units, other_words)
+    with Helper(work, worth=len(site.records) >= FORK_WORTH) as helper:
         try:
             hosting, problems = hosting_files(site, make_environment(theme_dir))
         except TemplateError as exc:
             report.diagnostics.append(template_diagnostic(exc, theme_dir))
             return written
-        files += hosting
         report.diagnostics += problems
-
-        # Each error's line in the dump is its JSON file; an unchanged one is copied from the
-        # previous dump, when that is still the file the last build wrote (old_layout says so).
-        line_shas = {
-            record_id: sha
-            for record_id, unit in units.items()
-            for path, sha in unit.files
-            if path == urls.error_json(record_id)
-        }
-        unchanged = {
-            i for i, sha in line_shas.items() if staging.previous.get(urls.error_json(i)) == sha
-        }
-        extra_lines = {i: f"{line}\n".encode() for i, line in other_shards.items()}
-        for record_id, extra in extra_lines.items():
-            line_shas[record_id] = hashlib.sha256(extra).hexdigest()
-
-        def line_length(record_id: str) -> int:
-            if record_id in extra_lines:
-                return len(extra_lines[record_id])
-            return staging.size(urls.error_json(record_id))
-
-        def line(record_id: str) -> bytes:
-            if record_id in extra_lines:
-                return extra_lines[record_id]
-            return staging.read_bytes(urls.error_json(record_id))
-
-        pieces, new_layout = ndjson_plan(site, line_length, old_layout, unchanged)
-        layout.update(new_layout)
-        old_dump = staging.out_dir / urls.ERRORS_NDJSON if old_layout else None
-        written[urls.ERRORS_NDJSON] = staging.put_written(
-            urls.ERRORS_NDJSON,
-            partial(write_ndjson, site=site, pieces=pieces, line=line, old_dump=old_dump),
-            dump_identity(site, line_shas.__getitem__),
-            live_intact=bool(old_layout),
+        stage_checked([*plan.site_files, *hosting], plan, staging, report, written)
+        written[urls.ERRORS_NDJSON] = stage_dump(
+            site, staging, units, other_shards, old_layout, layout
         )
+        stage_checked(helper.result(), plan, staging, report, written)
+    return written
+
+
+def stage_checked(
+    files: list[OutputFile],
+    plan: Plan,
+    staging: Staging,
+    report: BuildReport,
+    written: dict[str, str],
+) -> None:
+    """Check each page's links, stage each file, note what was written."""
     for file in files:
         if file.path.endswith(".html"):
             text = file.content.decode()
@@ -450,7 +433,61 @@ def stage_site_files(
             for link in cross:
                 report.diagnostics += check_cross_links([(link, file.origin)], staging.read)
         written[file.path] = staging.put(file.path, file.content)
-    return written
+
+
+def stage_dump(
+    site: Site,
+    staging: Staging,
+    units: dict[str, UnitEntry],
+    other_shards: dict[str, str],
+    old_layout: Layout,
+    layout: Layout,
+) -> str:
+    """Stage api/errors.ndjson; its hash. Each error's line is its JSON file; an unchanged
+    one is copied from the previous dump, when that is still the file the last build
+    wrote (old_layout says so)."""
+    line_shas = {
+        record_id: sha
+        for record_id, unit in units.items()
+        for path, sha in unit.files
+        if path == urls.error_json(record_id)
+    }
+    unchanged = {
+        i for i, sha in line_shas.items() if staging.previous.get(urls.error_json(i)) == sha
+    }
+    extra_lines = {i: f"{line}\n".encode() for i, line in other_shards.items()}
+    for record_id, extra in extra_lines.items():
+        line_shas[record_id] = hashlib.sha256(extra).hexdigest()
+
+    def line_length(record_id: str) -> int:
+        if record_id in extra_lines:
+            return len(extra_lines[record_id])
+        return staging.size(urls.error_json(record_id))
+
+    def line(record_id: str) -> bytes:
+        if record_id in extra_lines:
+            return extra_lines[record_id]
+        return staging.read_bytes(urls.error_json(record_id))
+
+    pieces, new_layout = ndjson_plan(site, line_length, old_layout, unchanged)
+    layout.update(new_layout)
+    old_dump = staging.out_dir / urls.ERRORS_NDJSON if old_layout else None
+    return staging.put_written(
+        urls.ERRORS_NDJSON,
+        partial(write_ndjson, site=site, pieces=pieces, line=line, old_dump=old_dump),
+        dump_identity(site, line_shas.__getitem__),
+        live_intact=bool(old_layout),
+    )
+
+
+def index_files(
+    site: Site, units: dict[str, UnitEntry], other_words: dict[str, str]
+) -> list[OutputFile]:
+    """The files that index every error: the search index, the errors index, the sitemap."""
+    words = {record_id: unit.meaning_words for record_id, unit in units.items()} | other_words
+    entries = {record_id: unit.index_entry for record_id, unit in units.items()}
+    index = errors_index(site, lambda s: entries.get(s.id) or index_entry(s, site.config))
+    return [*search_files(site, words), index, *sitemap_files(site)]
 
 
 def build(

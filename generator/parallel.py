@@ -1,12 +1,14 @@
 """Spread work over forked processes when there is enough of it to pay for them.
 
-Two ways. `fork_map` forks workers on the spot, so they inherit the caller's
+Three ways. `fork_map` forks workers on the spot, so they inherit the caller's
 state (the snippets, for validation) without pickling it; only each chunk's
 items and results cross the process boundary. `WorkerPool` forks its workers
 at the start of a build, before the cache and records are loaded, and sends
 them their work by pickling: forked late, workers end up with copies of
-everything the parent holds. Without fork (not Linux) or with little work, it
-all runs here.
+everything the parent holds. A `Helper` is one child forked late on purpose,
+for a piece of site-wide work that needs everything the build knows and runs
+beside the rest of the build. Without fork (not Linux) or with little work,
+it all runs here.
 """
 
 from __future__ import annotations
@@ -16,11 +18,12 @@ import multiprocessing
 import os
 import pickle
 import tempfile
+import traceback
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import partial
 from multiprocessing.pool import Pool
-from typing import TypeVar, cast
+from typing import Generic, TypeVar, cast
 
 Item = TypeVar("Item")
 Setup = TypeVar("Setup")
@@ -143,3 +146,67 @@ def _run_chunk(
         with open(setup_file, "rb") as stream:
             _STATE = (setup_file, start(pickle.load(stream)))
     return work(cast(State, _STATE[1]), chunk)
+
+
+FORK_WORTH = 2000  # below this many records, a helper process costs more than it saves
+
+
+class Helper(Generic[Result]):
+    """Work done in a forked child while this process goes on; its result comes by a pipe.
+
+    The child sees everything this process holds (without copying it), so
+    what it needs is not sent; only the result is pickled back. Where fork
+    is missing, or `worth` is False, the work is done here, at once. The
+    work must not use this process's open database connections or print.
+    """
+
+    def __init__(self, work: Callable[[], Result], worth: bool = True) -> None:
+        self.pid = 0
+        self.value: Result | None = None
+        if not worth or not hasattr(os, "fork"):
+            self.value = work()
+            return
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: run, send, and leave at once (no cleanup of the parent's)
+            os.close(read_end)
+            try:
+                outcome: tuple[bool, object] = (True, work())
+            except BaseException:
+                outcome = (False, traceback.format_exc())
+            try:
+                with os.fdopen(write_end, "wb") as stream:
+                    pickle.dump(outcome, stream, protocol=pickle.HIGHEST_PROTOCOL)
+            finally:
+                os._exit(0)
+        os.close(write_end)
+        self.pid, self.read_end = pid, read_end
+
+    def result(self) -> Result:
+        """Wait for the child and return what it computed (raise what it raised)."""
+        if not self.pid:
+            return cast(Result, self.value)
+        try:
+            with os.fdopen(self.read_end, "rb") as stream:
+                data = stream.read()
+        finally:
+            os.waitpid(self.pid, 0)
+            self.pid = 0
+        if not data:
+            raise RuntimeError("a helper process ended without a result")
+        ok, value = pickle.loads(data)
+        if not ok:
+            raise RuntimeError(f"a helper process failed:\n{value}")
+        return cast(Result, value)
+
+    def __enter__(self) -> Helper[Result]:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.pid:  # given up on: do not leave it behind
+            try:
+                os.close(self.read_end)
+                os.waitpid(self.pid, 0)
+            except OSError:
+                pass
+            self.pid = 0

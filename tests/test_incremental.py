@@ -304,3 +304,29 @@ def test_a_damaged_cache_means_a_full_build_not_a_wrong_one(
     report = build(content, out, cache_dir=cache)
     assert report.pages_rendered == 1, "the cache was not written again whole"
     assert snapshot(out) == clean(content, tmp_path)
+
+
+def test_the_indexes_made_in_a_helper_process_are_the_same(
+    project: tuple[Path, Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At thousands of errors the indexes are made in a forked child: same bytes as inline."""
+    content, out, cache = project
+    for change in (None, "first", "second"):
+        if change:
+            edit_record(content, 12, "is checked", f"is checked {change}")
+        monkeypatch.setattr("generator.build.FORK_WORTH", 1)
+        incremental(content, out, cache)
+        monkeypatch.undo()  # the clean build makes them inline
+        assert snapshot(out) == clean(content, tmp_path)
+
+
+def test_a_helper_process_reports_what_went_wrong() -> None:
+    from generator.parallel import Helper
+
+    assert Helper(lambda: {"answer": 42}).result() == {"answer": 42}
+
+    def broken() -> None:
+        raise ValueError("no index today")
+
+    with pytest.raises(RuntimeError, match="no index today"):
+        Helper(broken).result()

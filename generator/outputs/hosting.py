@@ -249,7 +249,8 @@ def redirect_files(site: Site, env: Environment) -> list[OutputFile]:
 
 
 def hosting_files(site: Site, env: Environment) -> tuple[list[OutputFile], list[Diagnostic]]:
-    """Plan the files static hosts and crawlers look for (not the alias redirects or the dump)."""
+    """Plan the files static hosts and crawlers look for (but the sitemap, the alias
+    redirects and the dump)."""
     files = [
         OutputFile(NOJEKYLL, b"", "static hosting"),
         OutputFile(urls.NOT_FOUND_PAGE, render_not_found_page(env, site).encode(), "404 page"),
@@ -265,11 +266,17 @@ def hosting_files(site: Site, env: Environment) -> tuple[list[OutputFile], list[
             )
         ]
     files += [
-        OutputFile(urls.SITEMAP_XML, sitemap_xml(site).encode(), "sitemap"),
         OutputFile(urls.ROBOTS_TXT, robots_txt(site).encode(), "robots.txt"),
         OutputFile(urls.FEED_XML, feed_xml(site).encode(), "feed"),
     ]
     return files, []
+
+
+def sitemap_files(site: Site) -> list[OutputFile]:
+    """The sitemap, when there is a base_url to make absolute URLs from."""
+    if not site.config.base_url:
+        return []
+    return [OutputFile(urls.SITEMAP_XML, sitemap_xml(site).encode(), "sitemap")]
 
 
 def source_date(epoch: str | None) -> str:
