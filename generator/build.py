@@ -77,7 +77,14 @@ from generator.outputs.records import (
 )
 from generator.outputs.search import search_files
 from generator.outputs.write import Staging, check_collisions, check_output_folder
-from generator.parallel import FORK_WORTH, Helper, WorkerPool, collector_paused, fork_map
+from generator.parallel import (
+    FORK_WORTH,
+    Background,
+    Helper,
+    WorkerPool,
+    collector_paused,
+    fork_map,
+)
 from generator.published import Manifest, check_published, update_manifest
 from generator.render import make_environment, render_error_page
 from generator.schema import validate_document
@@ -403,16 +410,17 @@ def stage_site_files(
     # The indexes over every error are made in a child, beside the rest (when there are many).
     work = partial(index_files, site, units, other_words)
     with Helper(work, worth=len(site.records) >= FORK_WORTH) as helper:
+        # The dump is mostly the kernel copying the previous one: a thread does it meanwhile.
+        dump = Background(stage_dump, site, staging, units, other_shards, old_layout, layout)
         try:
             hosting, problems = hosting_files(site, make_environment(theme_dir))
+            report.diagnostics += problems
+            stage_checked([*plan.site_files, *hosting], plan, staging, report, written)
         except TemplateError as exc:
             report.diagnostics.append(template_diagnostic(exc, theme_dir))
             return written
-        report.diagnostics += problems
-        stage_checked([*plan.site_files, *hosting], plan, staging, report, written)
-        written[urls.ERRORS_NDJSON] = stage_dump(
-            site, staging, units, other_shards, old_layout, layout
-        )
+        finally:
+            written[urls.ERRORS_NDJSON] = dump.result()
         stage_checked(helper.result(), plan, staging, report, written)
     return written
 

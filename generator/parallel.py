@@ -18,6 +18,7 @@ import multiprocessing
 import os
 import pickle
 import tempfile
+import threading
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -210,3 +211,27 @@ class Helper(Generic[Result]):
             except OSError:
                 pass
             self.pid = 0
+
+
+class Background(Generic[Result]):
+    """A call run in a thread: for work that mostly waits on the kernel (copying files),
+    which lets this thread's Python run meanwhile."""
+
+    def __init__(self, work: Callable[..., Result], *args: object) -> None:
+        self.outcome: tuple[bool, object] | None = None
+        self.thread = threading.Thread(target=self._run, args=(work, args), daemon=True)
+        self.thread.start()
+
+    def _run(self, work: Callable[..., Result], args: tuple[object, ...]) -> None:
+        try:
+            self.outcome = (True, work(*args))
+        except BaseException as exc:
+            self.outcome = (False, exc)
+
+    def result(self) -> Result:
+        self.thread.join()
+        assert self.outcome is not None
+        ok, value = self.outcome
+        if not ok:
+            raise cast(BaseException, value)
+        return cast(Result, value)
