@@ -436,7 +436,9 @@ def stage_checked(
     for file in files:
         if file.path.endswith(".html"):
             text = file.content.decode()
-            problems, cross = check_page(file.path, text, file.origin, plan.paths)
+            problems, cross = check_page(
+                file.path, text, file.origin, plan.paths, anchors_only=file.unchanged
+            )
             report.diagnostics += problems
             for link in cross:
                 report.diagnostics += check_cross_links([(link, file.origin)], staging.read)

@@ -19,6 +19,7 @@ from generator.diagnostics import Diagnostic, Position, error
 
 # Our templates write every attribute in double quotes, with its value escaped.
 LINK_RE = re.compile(r'\s(?:href|src|action)="([^"]*)"')
+ANCHOR_LINK_RE = re.compile(r'\s(?:href|src|action)="([^"#]*#[^"]*)"')  # those with a #fragment
 BASE_RE = re.compile(r'<base\s[^>]*href="([^"]*)"')
 
 CrossLink = tuple[str, str, str, str]  # (page, target page, fragment, url as written)
@@ -85,9 +86,13 @@ def where(page: str, origin: str, text: str, offset: int) -> tuple[Position, str
 
 
 def check_page(
-    page: str, text: str, origin: str, planned: Collection[str]
+    page: str, text: str, origin: str, planned: Collection[str], anchors_only: bool = False
 ) -> tuple[list[Diagnostic], list[CrossLink]]:
-    """Check one page's links against the planned files and its own anchors."""
+    """Check one page's links against the planned files and its own anchors.
+
+    With anchors_only, only links with a #fragment are looked at (for a page
+    made again from the same inputs: its other links cannot have broken).
+    """
     diagnostics: list[Diagnostic] = []
     cross: list[CrossLink] = []
     base_match = BASE_RE.search(text)
@@ -95,7 +100,7 @@ def check_page(
     own_ids: set[str] | None = None
     # What links are relative to: a root-relative <base> (the 404 page) stands for the root.
     relative_to = "" if base.startswith("/") else posixpath.dirname(page)
-    for match in LINK_RE.finditer(text):
+    for match in (ANCHOR_LINK_RE if anchors_only else LINK_RE).finditer(text):
         if base_match and match.start() < base_match.end() and match.end() > base_match.start():
             continue  # the <base href> itself
         url = html.unescape(match.group(1)) if "&" in match.group(1) else match.group(1)

@@ -12,3 +12,6 @@ class OutputFile:
     path: str
     content: bytes
     origin: str  # what produced it, for collision messages
+    # The very page the last build made from the same inputs (and so the same links, to
+    # pages made from those inputs too): only its links to anchors need checking again.
+    unchanged: bool = False

@@ -46,7 +46,7 @@ class PageMemo:
     read: Callable[[str], bytes | None] = lambda _path: None  # a page of the previous output
 
     def versions(self, records: Iterable[RecordSummary]) -> tuple[Hashable, ...]:
-        return tuple(self.version(record.file) for record in records)
+        return tuple(map(self.version, [record.file for record in records]))
 
     def render(
         self,
@@ -55,18 +55,18 @@ class PageMemo:
         template: str,
         inputs: tuple[Any, ...],
         context: Callable[[], dict[str, Any]],
-    ) -> bytes:
+        origin: str,
+    ) -> OutputFile:
         """The page, rendered from context() unless the last build rendered it from these inputs."""
         earlier = self.previous.get(path)
-        page = None
         if earlier is not None and earlier[0] == template and earlier[1] == inputs:
             page = self.read(path)
-            if page is not None and hashlib.sha256(page).hexdigest() != earlier[2]:
-                page = None  # changed since: render it again
-        if page is None:
-            page = env.get_template(template).render(context()).encode()
+            if page is not None and hashlib.sha256(page).hexdigest() == earlier[2]:
+                self.current[path] = earlier
+                return OutputFile(path, page, origin, unchanged=True)
+        page = env.get_template(template).render(context()).encode()
         self.current[path] = (template, inputs, hashlib.sha256(page).hexdigest())
-        return page
+        return OutputFile(path, page, origin)
 
 
 def page_files(site: Site, env: Environment, memo: PageMemo | None = None) -> list[OutputFile]:
@@ -76,24 +76,12 @@ def page_files(site: Site, env: Environment, memo: PageMemo | None = None) -> li
     config = site.config
     for repo, records in group_by_repo(site.records).items():
         path = urls.repo_page(repo)
-        html = memo.render(
-            env,
-            path,
-            "repo.html",
-            (config, repo, memo.versions(records)),
-            partial(repo_page_context, site, repo, records),
-        )
-        files.append(OutputFile(path, html, f"repository {repo}"))
-    home = memo.render(
-        env,
-        urls.HOME_PAGE,
-        "index.html",
-        (config, memo.versions(site.records)),
-        partial(home_page_context, site),
-    )
-    files.append(OutputFile(urls.HOME_PAGE, home, "home page"))
-    search = memo.render(
-        env, urls.SEARCH_PAGE, "search.html", (config,), partial(search_page_context, site)
-    )
-    files.append(OutputFile(urls.SEARCH_PAGE, search, "search"))
+        inputs: tuple[Any, ...] = (config, repo, memo.versions(records))
+        context = partial(repo_page_context, site, repo, records)
+        files.append(memo.render(env, path, "repo.html", inputs, context, f"repository {repo}"))
+    inputs = (config, memo.versions(site.records))
+    context = partial(home_page_context, site)
+    files.append(memo.render(env, urls.HOME_PAGE, "index.html", inputs, context, "home page"))
+    context = partial(search_page_context, site)
+    files.append(memo.render(env, urls.SEARCH_PAGE, "search.html", (config,), context, "search"))
     return files
