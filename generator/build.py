@@ -374,6 +374,8 @@ def render_records(
         for result in render_units(pool, task, site, to_render):
             summary = by_id[result.record_id]
             units[result.record_id] = unit_entry(site, summary, cache.version(summary.file), result)
+            for path, _ in result.files:  # perhaps written by a worker: note it here
+                staging.note_written(path)
             report.diagnostics += result.diagnostics
             if progress:
                 progress(len(units), total)

@@ -330,3 +330,23 @@ def test_a_helper_process_reports_what_went_wrong() -> None:
 
     with pytest.raises(RuntimeError, match="no index today"):
         Helper(broken).result()
+
+
+def test_builds_in_a_row_with_render_workers_match_clean_builds(tmp_path: Path) -> None:
+    """Enough records that worker processes render the pages (not this process): the staging
+    folder must still know every folder they wrote into, build after build."""
+    content, out, cache = tmp_path / "content", tmp_path / "site", tmp_path / "cache"
+    write_corpus(120, content)
+    report = build(content, out, cache_dir=cache, jobs=2)
+    assert report.pages_rendered == 120
+    for index, word in enumerate(("soon", "later", "again", "once more")):
+        edit_record(content, 10 * index, "is checked while", f"is checked {word} while")
+        report = build(content, out, cache_dir=cache, jobs=2)
+        assert report.written and report.pages_rendered == 1
+        assert snapshot(out) == clean(content, tmp_path), word
+    # And a full rebuild through the workers, then edits again.
+    report = build(content, out, cache_dir=cache, jobs=2, include_drafts=True)
+    for word in ("first", "second"):
+        edit_record(content, 7, "is checked", f"is checked {word}")
+        build(content, out, cache_dir=cache, jobs=2)
+        assert snapshot(out) == clean(content, tmp_path), word

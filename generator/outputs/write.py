@@ -233,8 +233,7 @@ class Staging:
         missing is forgotten, so it is linked or written again. With no
         recorded times, every folder is looked inside.
         """
-        # The folders a spare has are those it was recorded with (of the files it holds).
-        folders = set(recorded) if recorded else site_folders(self.holds)
+        folders = site_folders(self.holds)
         self.made = folders  # less any found missing, below
         look = set(folders) if not recorded else {""}
         changed = set(look)  # folders someone else wrote into: our files there are checked too
@@ -415,11 +414,20 @@ class Staging:
                 folder = parent_of(folder)
                 self.touched.add(folder)
 
-    def folder_times(self) -> FolderTimes:
+    def note_written(self, path: str) -> None:
+        """A file was written at path by another process (a render worker)."""
+        folder = path.rpartition("/")[0]
+        self.touched.add(folder)
+        while folder not in self.made:  # made by the worker, in a folder it changed
+            self.made.add(folder)
+            folder = parent_of(folder)
+            self.touched.add(folder)
+
+    def folder_times(self, outputs: Collection[str]) -> FolderTimes:
         """The staged folder's mtimes: as found for folders this build left alone, else read now."""
         now = time.time_ns()
         times: FolderTimes = {}
-        for folder in self.made:
+        for folder in site_folders(outputs):
             if folder not in self.touched and folder in self.found:
                 times[folder] = self.found[folder]
                 continue
@@ -438,7 +446,7 @@ class Staging:
         the cache to remember, with the new output's folder mtimes.
         """
         self.remove_gone(outputs)
-        live = self.folder_times() if keep_spare else {}
+        live = self.folder_times(outputs) if keep_spare else {}
         out_dir = self.out_dir
         if not out_dir.exists():
             os.rename(self.root, out_dir)
