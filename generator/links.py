@@ -169,15 +169,15 @@ def link_records(
     alias_to_id, problems = index_aliases(by_id, where)
     diagnostics += problems
     related: dict[str, tuple[str, ...]] = {}
-    backlinks: dict[str, set[str]] = defaultdict(set)
-    for record in by_id.values():
+    backlinks: dict[str, list[str]] = defaultdict(list)
+    ordered = [by_id[i] for i in sorted(by_id)]
+    for record in ordered:  # in id order, so each error's backlinks come out sorted
         resolved, problems = resolve_related(record, by_id, alias_to_id, where, drafts)
         related[record.id] = tuple(resolved)
         diagnostics += problems
         for target in resolved:
-            backlinks[target].add(record.id)
-    sorted_backlinks = {target: tuple(sorted(ids)) for target, ids in backlinks.items()}
-    ordered = [by_id[i] for i in sorted(by_id)]
+            backlinks[target].append(record.id)
+    sorted_backlinks = {target: tuple(ids) for target, ids in backlinks.items()}
     return ordered, LinkGraph(by_id, related, sorted_backlinks), diagnostics
 
 

@@ -11,7 +11,9 @@ read from the same files is the same record, and versions are small to keep.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Hashable, Iterable
+import marshal
+import secrets
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -41,12 +43,16 @@ class PageMemo:
 
     previous: dict[str, Rendered] = field(default_factory=dict)
     current: dict[str, Rendered] = field(default_factory=dict)
-    # A record file -> what it was read from; by default unlike anything remembered.
-    version: Callable[[str], Hashable] = lambda _file: object()
+    # A record file -> what it was read from (plain data: tuples, strings, numbers);
+    # by default unlike anything remembered.
+    version: Callable[[str], Any] = lambda _file: secrets.token_hex(8)
     read: Callable[[str], bytes | None] = lambda _path: None  # a page of the previous output
 
-    def versions(self, records: Iterable[RecordSummary]) -> tuple[Hashable, ...]:
-        return tuple(map(self.version, [record.file for record in records]))
+    def versions(self, records: Iterable[RecordSummary]) -> str:
+        """What the records were read from, as one hash (small to keep, quick to compare)."""
+        versions = tuple(map(self.version, [record.file for record in records]))
+        # marshal format 2 writes no back-references, so equal values give equal bytes.
+        return hashlib.sha256(marshal.dumps(versions, 2)).hexdigest()
 
     def render(
         self,

@@ -35,8 +35,13 @@ RENAME_EXCHANGE = 2
 AT_FDCWD = -100
 
 
+PLAIN_SITE_PATH_RE = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*(/[A-Za-z0-9_-][A-Za-z0-9_.-]*)*")
+
+
 def is_safe_site_path(path: str) -> bool:
     """A site path is relative, '/'-separated and stays inside the output folder."""
+    if PLAIN_SITE_PATH_RE.fullmatch(path):
+        return True  # no empty, dot or dot-dot segment, nothing to normalise: the usual case
     if not path or path.startswith("/") or "\\" in path or "\x00" in path:
         return False
     normal = posixpath.normpath(path)
