@@ -27,7 +27,9 @@ import os
 import pickle
 import secrets
 import sqlite3
+import sys
 from dataclasses import dataclass, field, replace
+from importlib import metadata
 from pathlib import Path
 from typing import NamedTuple
 
@@ -310,9 +312,19 @@ def unchanged_since(
     )
 
 
+# The libraries whose output ends up in the pages: a new version may render differently.
+RENDERING_LIBRARIES = ("markdown-it-py", "Jinja2", "Pygments", "PyYAML")
+
+
 def code_version() -> str:
-    """errpages' version and a hash of its own source: a code change invalidates the cache."""
-    digest = hashlib.sha256(__version__.encode())
+    """errpages' version, a hash of its own source, Python's version and those of the libraries
+    that render pages: a change to any of them invalidates the cache."""
+    digest = hashlib.sha256(f"{__version__}\n{sys.version}\n".encode())
+    for name in RENDERING_LIBRARIES:
+        try:
+            digest.update(f"{name} {metadata.version(name)}\n".encode())
+        except metadata.PackageNotFoundError:
+            digest.update(f"{name} ?\n".encode())
     for path in sorted(GENERATOR_DIR.rglob("*.py")):
         digest.update(path.read_bytes())
     return digest.hexdigest()
