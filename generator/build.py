@@ -409,9 +409,12 @@ def stage_site_files(
             other_shards[record.id], other_words[record.id] = record_extras(
                 site, site.record(record)
             )
-    # The indexes over every error are made in a child, beside the rest (when there are many).
+    # The indexes over every error are made in a child, beside the rest, when there are many
+    # errors and few were rendered (a child of a process holding every full record, as a
+    # clean build does, would copy much of it as it reads).
     work = partial(index_files, site, units, other_words)
-    with Helper(work, worth=len(site.records) >= FORK_WORTH) as helper:
+    worth = len(site.records) >= FORK_WORTH and report.pages_rendered * 10 <= len(site.records)
+    with Helper(work, worth=worth) as helper:
         # The dump is mostly the kernel copying the previous one: a thread does it meanwhile.
         dump = Background(stage_dump, site, staging, units, other_shards, old_layout, layout)
         try:
