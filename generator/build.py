@@ -570,6 +570,7 @@ def load_and_write(state: BuildState, pool: WorkerPool, report: BuildReport) -> 
 def build_with_cache(
     state: BuildState, cache: BuildCache, pool: WorkerPool, report: BuildReport
 ) -> BuildReport:
+    """Load the site (reusing what the cache holds), render what changed, swap, save."""
     options, out_dir = state.options, state.out_dir
     if (
         out_dir is not None
