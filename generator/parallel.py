@@ -7,8 +7,9 @@ at the start of a build, before the cache and records are loaded, and sends
 them their work by pickling: forked late, workers end up with copies of
 everything the parent holds. A `Helper` is one child forked late on purpose,
 for a piece of site-wide work that needs everything the build knows and runs
-beside the rest of the build. Without fork (not Linux) or with little work,
-it all runs here.
+beside the rest of the build. `Background` runs a call in a thread, for work
+that mostly waits on the kernel. Without fork (not Linux) or with little
+work, it all runs here.
 """
 
 from __future__ import annotations

@@ -5,7 +5,9 @@ of thousands of errors rendering them is a visible part of an incremental
 build; a page whose inputs (the settings and the records it is made from)
 equal the last build's is not rendered again. A record stands in the inputs
 by its version (its file and the stats of what it was read from): a record
-read from the same files is the same record, and versions are small to keep.
+read from the same files is the same record. A page's records' versions are
+kept as one hash, and the page itself not at all: it is read back from the
+previous output when its inputs are the same.
 """
 
 from __future__ import annotations
