@@ -129,6 +129,7 @@ class BuildReport:
     files_total: int = 0
     manifest: Manifest | None = None
     manifest_updated: bool = False
+    cache_problem: str | None = None  # why the cache could not be saved, if it could not
 
     def failed(self, strict: bool = False) -> bool:
         return has_errors(self.diagnostics, strict)
@@ -495,6 +496,22 @@ def stage_dump(
     )
 
 
+def check_cache_folder(cache_dir: Path) -> list[Diagnostic]:
+    """The cache folder must be a folder we can make (it is made now, before anything else)."""
+    try:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return [
+            error(
+                Position(str(cache_dir)),
+                "--cache-dir",
+                f"cannot make the cache folder: {exc.strerror or exc}",
+                "choose another folder with --cache-dir, or build with --no-cache",
+            )
+        ]
+    return []
+
+
 def index_files(
     site: Site, units: dict[str, UnitEntry], other_words: dict[str, str]
 ) -> list[OutputFile]:
@@ -526,6 +543,8 @@ def build(
             error(Position(str(content_root)), "--content", "content folder not found")
         )
         return report
+    if cache_dir is not None and out_dir is not None:
+        report.diagnostics += check_cache_folder(cache_dir)
     if report.failed():
         return report
     code = code_version()
@@ -660,7 +679,7 @@ def build_with_cache(
                 [state.content_root, *theme_folders(state.content_root)], options.key()
             )
         cache.site_identity = folder_identity(out_dir)
-        cache.save()
+        report.cache_problem = cache.save()
     return report
 
 

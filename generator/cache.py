@@ -28,6 +28,7 @@ import pickle
 import secrets
 import sqlite3
 import sys
+from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from importlib import metadata
 from pathlib import Path
@@ -132,10 +133,23 @@ class BuildCache:
         loaded: Record = pickle.loads(row[0])
         return loaded
 
-    def save(self) -> None:
-        """Write the head and the rows that changed; drop the rows of records now gone."""
+    def save(self) -> str | None:
+        """Write the head and the rows that changed; drop the rows of records now gone.
+
+        Returns what went wrong when the cache could not be saved (the site is
+        built all the same; the next build then starts from scratch).
+        """
         if self.path is None:
-            return
+            return None
+        try:
+            self.write(self.path)
+        except (OSError, sqlite3.Error) as exc:
+            with suppress(OSError):  # no "nothing changed" from a cache that was not saved
+                self.path.with_suffix(".head").unlink(missing_ok=True)
+            return str(exc)
+        return None
+
+    def write(self, path: Path) -> None:
         # The head goes into a file of its own (a SQLite blob of megabytes costs several times
         # as much to write), tied to the rows by a token that both carry.
         token = secrets.token_hex(8)
@@ -158,30 +172,26 @@ class BuildCache:
             for name, row in rows.items()
             if not same_row(earlier.get(name), row)
         ]
-        try:
-            db = self.db or open_database(self.path)
-            with db:
-                if self.rows is None:  # rows under an unknown (older or damaged) head
-                    db.execute("DELETE FROM entries")
-                    db.execute("DELETE FROM records")
-                gone = [(name,) for name in earlier.keys() - rows.keys()]
-                db.executemany("DELETE FROM entries WHERE file = ?", gone)
-                db.executemany("DELETE FROM records WHERE file = ?", gone)
-                db.executemany("INSERT OR REPLACE INTO entries (file, meta) VALUES (?, ?)", changed)
-                db.executemany(
-                    "INSERT OR REPLACE INTO records (file, data) VALUES (?, ?)",
-                    (
-                        (name, pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL))
-                        for name, record in self.fresh.items()
-                        if name in rows
-                    ),
-                )
-                db.execute("INSERT OR REPLACE INTO head (id, data) VALUES (1, ?)", (token,))
-        except sqlite3.Error:
-            self.path.with_suffix(".head").unlink(missing_ok=True)  # no no-op from a stale cache
-            return
+        db = self.db or open_database(path)
+        with db:
+            if self.rows is None:  # rows under an unknown (older or damaged) head
+                db.execute("DELETE FROM entries")
+                db.execute("DELETE FROM records")
+            gone = [(name,) for name in earlier.keys() - rows.keys()]
+            db.executemany("DELETE FROM entries WHERE file = ?", gone)
+            db.executemany("DELETE FROM records WHERE file = ?", gone)
+            db.executemany("INSERT OR REPLACE INTO entries (file, meta) VALUES (?, ?)", changed)
+            db.executemany(
+                "INSERT OR REPLACE INTO records (file, data) VALUES (?, ?)",
+                (
+                    (name, pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL))
+                    for name, record in self.fresh.items()
+                    if name in rows
+                ),
+            )
+            db.execute("INSERT OR REPLACE INTO head (id, data) VALUES (1, ?)", (token,))
         self.db, self.fresh, self.rows = db, {}, rows
-        head_file = self.path.with_suffix(".pickle")
+        head_file = path.with_suffix(".pickle")
         head_file.with_suffix(".pickletmp").write_bytes(data)
         os.replace(head_file.with_suffix(".pickletmp"), head_file)
         # A small summary beside it answers "did anything change?" without loading it all.
@@ -194,7 +204,7 @@ class BuildCache:
                 "warnings": len(self.warnings),
             }
         )
-        head_path = self.path.with_suffix(".head")
+        head_path = path.with_suffix(".head")
         head_path.with_suffix(".headtmp").write_text(summary)
         os.replace(head_path.with_suffix(".headtmp"), head_path)
 
@@ -344,7 +354,7 @@ def load_cache(path: Path | None, code: str) -> BuildCache:
         return BuildCache(path, code)
     try:
         db = open_database(path)
-    except sqlite3.Error:
+    except (OSError, sqlite3.Error):
         return BuildCache(path, code)
     try:
         with open(path.with_suffix(".pickle"), "rb") as stream:

@@ -160,6 +160,12 @@ def build_command(
     finally:
         progress.close()
     print_diagnostics(report)
+    if report.cache_problem:
+        click.echo(
+            f"note: the build cache could not be saved ({report.cache_problem}); "
+            "the next build starts from scratch",
+            err=True,
+        )
     if verbose:
         for stage, seconds in report.timings.items():
             click.echo(f"  {stage:<9} {seconds * 1000:8.1f} ms", err=True)

@@ -350,3 +350,39 @@ def test_builds_in_a_row_with_render_workers_match_clean_builds(tmp_path: Path) 
         edit_record(content, 7, "is checked", f"is checked {word}")
         build(content, out, cache_dir=cache, jobs=2)
         assert snapshot(out) == clean(content, tmp_path), word
+
+
+def test_a_cache_folder_that_cannot_be_made_is_a_clear_error(tmp_path: Path) -> None:
+    from tests.conftest import run_cli
+
+    content = tmp_path / "content"
+    write_corpus(5, content)
+    (tmp_path / "a-file").write_text("not a folder")
+    result = run_cli(
+        "build", "--content", str(content), "--out", str(tmp_path / "site"),
+        "--cache-dir", str(tmp_path / "a-file" / "cache"),
+    )  # fmt: skip
+    assert result.exit_code == 1
+    assert "--cache-dir: cannot make the cache folder" in result.output
+    assert "Traceback" not in result.output
+    assert not (tmp_path / "site").exists()
+
+
+def test_a_cache_that_cannot_be_saved_still_gives_the_site(
+    project: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    """Saving the cache is best effort: the build says so, and the next one starts afresh."""
+    content, out, cache = project
+    incremental(content, out, cache)
+    database = next(cache.glob("*.sqlite"))
+    database.with_suffix(".pickletmp").mkdir()  # the head cannot be written
+    edit_record(content, 3, "is checked while", "is checked lately while")
+    report = build(content, out, cache_dir=cache)
+    assert report.written and report.cache_problem
+    assert snapshot(out) == clean(content, tmp_path)
+    database.with_suffix(".pickletmp").rmdir()
+    edit_record(content, 4, "is checked while", "is checked lately while")
+    report = build(content, out, cache_dir=cache)
+    assert report.written and report.cache_problem is None
+    assert report.pages_rendered == 60  # the rows and the head disagreed: built from scratch
+    assert snapshot(out) == clean(content, tmp_path)
