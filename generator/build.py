@@ -13,12 +13,12 @@ import hashlib
 import os
 import time
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
-from jinja2 import TemplateError, TemplateSyntaxError
+from jinja2 import Environment, TemplateError, TemplateSyntaxError
 
 from generator import urls
 from generator.cache import (
@@ -27,6 +27,7 @@ from generator.cache import (
     UnitEntry,
     cache_file,
     code_version,
+    compiled_templates_folder,
     folder_identity,
     load_cache,
     tree_fingerprint,
@@ -72,6 +73,7 @@ from generator.outputs.records import (
     RenderTask,
     kept_units,
     record_extras,
+    record_words,
     render_units,
     unit_entry,
 )
@@ -305,12 +307,12 @@ class Plan:
 def plan_outputs(
     site: Site,
     theme_dir: Path,
+    env: Environment,
     options: BuildOptions,
     report: BuildReport,
     memo: PageMemo | None = None,
 ) -> Plan | None:
     """Render the site-wide pages and list every path the whole site will have."""
-    env = make_environment(theme_dir)
     try:
         site_files = page_files(site, env, memo) + api_files() + asset_files(theme_dir)
         site_files += redirect_files(site, env)
@@ -356,6 +358,7 @@ def plan_outputs(
 def render_records(
     site: Site,
     theme_dir: Path,
+    compiled: Path | None,
     plan: Plan,
     staging: Staging,
     cache: BuildCache,
@@ -364,7 +367,7 @@ def render_records(
     progress: Progress | None = None,
 ) -> dict[str, UnitEntry]:
     """Carry over unchanged record outputs, render the rest (in parallel), check their links."""
-    task = RenderTask(site.config, theme_dir, staging, plan.paths)
+    task = RenderTask(site.config, theme_dir, compiled, staging, plan.paths)
     to_render, units = kept_units(site, staging, plan.records, cache)
     report.pages_kept = len(units)
     total = len(plan.records)
@@ -389,16 +392,19 @@ def render_records(
 def stage_site_files(
     site: Site,
     theme_dir: Path,
+    env: Environment,
     plan: Plan,
     staging: Staging,
     units: dict[str, UnitEntry],
     report: BuildReport,
     old_layout: Layout,
     layout: Layout,
+    indexes: Helper[list[OutputFile]] | None = None,
 ) -> dict[str, str]:
     """Stage the site-wide files, the search index and the hosting files; check page links.
 
-    `layout` is filled with where each error's line went in api/errors.ndjson.
+    `layout` is filled with where each error's line went in api/errors.ndjson. `indexes`:
+    the indexes over every error, when a child started making them early.
     """
     written: dict[str, str] = {}
     if not plan.global_shard:
@@ -415,11 +421,11 @@ def stage_site_files(
     # clean build does, would copy much of it as it reads).
     work = partial(index_files, site, units, other_words)
     worth = len(site.records) >= FORK_WORTH and report.pages_rendered * 10 <= len(site.records)
-    with Helper(work, worth=worth) as helper:
+    with indexes or Helper(work, worth=worth) as helper:
         # The dump is mostly the kernel copying the previous one: a thread does it meanwhile.
         dump = Background(stage_dump, site, staging, units, other_shards, old_layout, layout)
         try:
-            hosting, problems = hosting_files(site, make_environment(theme_dir))
+            hosting, problems = hosting_files(site, env)
             report.diagnostics += problems
             stage_checked([*plan.site_files, *hosting], plan, staging, report, written)
         except TemplateError as exc:
@@ -512,6 +518,41 @@ def check_cache_folder(cache_dir: Path) -> list[Diagnostic]:
     return []
 
 
+def early_indexes(
+    site: Site, cache: BuildCache, options: BuildOptions
+) -> AbstractContextManager[Helper[list[OutputFile]] | None]:
+    """Start making the indexes over every error in a child now, when nothing this build is
+    about to render can change them.
+
+    An error's entries in them (its meaning words, its summary) depend on its
+    record alone: an unchanged record's come from its cached unit, a record
+    validated by this build has them worked out by the child itself. So the
+    child runs beside planning, rendering and staging instead of after them.
+    Worth it at thousands of errors when few changed; not in a sharded build.
+    """
+    records, units, fresh = site.records, cache.units, cache.fresh
+    if options.shard != (1, 1) or len(records) < FORK_WORTH or len(fresh) * 10 > len(records):
+        return nullcontext()
+    kept: dict[str, UnitEntry] = {}
+    changed: dict[str, Record] = {}
+    for summary in records:
+        unit = units.get(summary.id)
+        if unit is not None and unit.version == cache.version(summary.file):
+            kept[summary.id] = unit
+        elif summary.file in fresh:
+            changed[summary.id] = fresh[summary.file]
+        else:  # rendered again for another reason (new settings, say): made later, inline
+            return nullcontext()
+    return Helper(partial(index_files_reading, site, kept, changed))
+
+
+def index_files_reading(
+    site: Site, kept: dict[str, UnitEntry], changed: dict[str, Record]
+) -> list[OutputFile]:
+    """The indexes from the kept units, and from these records read afresh."""
+    return index_files(site, kept, {i: record_words(record) for i, record in changed.items()})
+
+
 def index_files(
     site: Site, units: dict[str, UnitEntry], other_words: dict[str, str]
 ) -> list[OutputFile]:
@@ -549,6 +590,7 @@ def build(
         return report
     code = code_version()
     cache_path = cache_file(cache_dir, out_dir, options.key()) if cache_dir and out_dir else None
+    compiled = compiled_templates_folder(cache_dir, code) if cache_dir and out_dir else None
     stats: dict[str, StatKey] = {}
     inputs = tree_fingerprint([content_root, *theme_folders(content_root)], options.key(), stats)
     site_identity = folder_identity(out_dir) if out_dir is not None else None
@@ -558,7 +600,7 @@ def build(
     # Forked now, while this process is small: the cache and the records are loaded next.
     with WorkerPool(jobs if out_dir is not None else 1) as pool, collector_paused():
         state = BuildState(
-            content_root, out_dir, options, code, cache_path, inputs, site_identity, stats
+            content_root, out_dir, options, code, cache_path, compiled, inputs, site_identity, stats
         )
         return load_and_write(state, pool, report)
 
@@ -572,6 +614,7 @@ class BuildState:
     options: BuildOptions
     code: str
     cache_path: Path | None
+    compiled: Path | None  # where compiled templates are kept
     inputs: str  # fingerprint of every input file
     site_identity: tuple[int, int, int] | None
     stats: dict[str, StatKey]  # of every input file, taken for the fingerprint
@@ -615,12 +658,29 @@ def build_with_cache(
     shared_key = f"{state.code}\n{site.config!r}\n{theme_folders_fingerprint(theme_dir)}"
     if cache.shared_key != shared_key:
         cache.shared_key, cache.units, cache.pages = shared_key, {}, {}
+    with early_indexes(site, cache, options) as indexes:
+        return write_site(state, cache, site, theme_dir, indexes, pool, report)
+
+
+def write_site(
+    state: BuildState,
+    cache: BuildCache,
+    site: Site,
+    theme_dir: Path,
+    indexes: Helper[list[OutputFile]] | None,
+    pool: WorkerPool,
+    report: BuildReport,
+) -> BuildReport:
+    """Plan, render what changed, stage the site-wide files, swap, save the cache."""
+    options, out_dir = state.options, state.out_dir
+    assert out_dir is not None
     # What the cache says the output holds counts only for the very folder it saw.
     previous = cache.outputs if cache.site_identity == state.site_identity else {}
     memo = PageMemo(cache.pages, version=cache.version, read=previous_page(out_dir, previous))
     layout: Layout = {}
+    env = make_environment(theme_dir, state.compiled)
     with timed(report, "render"):
-        plan = plan_outputs(site, theme_dir, options, report, memo)
+        plan = plan_outputs(site, theme_dir, env, options, report, memo)
     if plan is None or report.failed(options.strict):
         return report
     # The dump's lines are where they were only while it is the very file written.
@@ -635,10 +695,18 @@ def build_with_cache(
     try:
         with timed(report, "render"):
             units = render_records(
-                site, theme_dir, plan, staging, cache, pool, report, options.progress
+                site,
+                theme_dir,
+                state.compiled,
+                plan,
+                staging,
+                cache,
+                pool,
+                report,
+                options.progress,
             )
             written = stage_site_files(
-                site, theme_dir, plan, staging, units, report, old_layout, layout
+                site, theme_dir, env, plan, staging, units, report, old_layout, layout, indexes
             )
         with timed(report, "linkcheck"):
             cross = [
@@ -702,10 +770,10 @@ def check_only(
 ) -> BuildReport:
     """Render every page in memory and check it, writing nothing (`errpages check`)."""
     with timed(report, "render"):
-        plan = plan_outputs(site, theme_dir, BuildOptions(shard=(1, 1)), report)
+        env = make_environment(theme_dir)
+        plan = plan_outputs(site, theme_dir, env, BuildOptions(shard=(1, 1)), report)
         if plan is None:
             return report
-        env = make_environment(theme_dir)
         for summary in site.records:
             record = site.record(summary)
             html = render_error_page(

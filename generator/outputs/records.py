@@ -37,6 +37,7 @@ class RenderTask:
 
     config: SiteConfig
     theme_dir: Path
+    compiled: Path | None  # where compiled templates are kept
     staging: Staging
     planned: frozenset[str]
 
@@ -96,14 +97,19 @@ def unit_entry(
 def record_extras(site: Site, record: Record) -> tuple[str, str]:
     """What site-wide files need from a record whose page another shard renders."""
     data = error_data(record, site.links[record.id], site.config)
+    return json.dumps(data, ensure_ascii=False), record_words(record)
+
+
+def record_words(record: Record) -> str:
+    """A record's meaning words for the search index, as rendering its page finds them."""
     rendered = [render_markdown(record.meaning), *map(render_markdown_inline, record.solutions)]
     if record.when is not None and record.when.trigger:
         rendered.append(render_markdown_inline(record.when.trigger))
-    return json.dumps(data, ensure_ascii=False), " ".join(meaning_words(record, rendered))
+    return " ".join(meaning_words(record, rendered))
 
 
 def _start_worker(task: RenderTask) -> tuple[RenderTask, Environment]:
-    return task, make_environment(task.theme_dir)  # a new build may have another theme
+    return task, make_environment(task.theme_dir, task.compiled)  # a new build: another theme?
 
 
 def _render_chunk(
