@@ -322,7 +322,7 @@ def plan_outputs(
     late = [urls.SEARCH_INDEX_JS, urls.ERRORS_NDJSON, urls.ERRORS_INDEX_JSON]
     late += [urls.NOT_FOUND_PAGE, ".nojekyll"]
     if site.config.base_url:
-        late += [urls.SITEMAP_XML, urls.ROBOTS_TXT, urls.FEED_XML]
+        late += [urls.SITEMAP_XML, urls.ROBOTS_TXT]
     everything = [(f.path, f.origin) for f in site_files] + [(p, "site") for p in late]
     for record in site.records:
         everything.append((urls.error_page(record.id), record.file))
@@ -454,7 +454,7 @@ def stage_checked(
             report.diagnostics += problems
             for link in cross:
                 report.diagnostics += check_cross_links([(link, file.origin)], staging.read)
-        written[file.path] = staging.put(file.path, file.content)
+        written[file.path] = staging.put(file.path, file.content, file.sha)
 
 
 def stage_dump(

@@ -370,23 +370,42 @@ def recent_records(site: Site, count: int | None = None) -> list[RecordSummary]:
     return heapq.nlargest(wanted, site.records, key=lambda r: r.analysis_date)
 
 
-def home_page_context(site: Site) -> dict[str, Any]:
+RepoOverview = tuple[str, int, int, int]  # repository, errors, warnings, exception types
+
+
+def repo_overview(groups: dict[str, list[RecordSummary]]) -> list[RepoOverview]:
+    """Each repository's line on the home page."""
+    return [
+        (
+            repo,
+            sum(1 for r in records if r.kind == "error"),
+            sum(1 for r in records if r.kind == "warning"),
+            len({r.exception for r in records}),
+        )
+        for repo, records in groups.items()
+    ]
+
+
+def home_page_context(
+    site: Site, overview: list[RepoOverview], recent: list[RecordSummary]
+) -> dict[str, Any]:
+    """The home page: the repositories (`repo_overview`), the newest errors (`recent_records`)."""
     page = PageLinks.for_page(urls.HOME_PAGE)
     repos = [
         {
             "name": repo,
             "url": page.to_repo(repo),
-            "errors": sum(1 for r in records if r.kind == "error"),
-            "warnings": sum(1 for r in records if r.kind == "warning"),
-            "exceptions": len({r.exception for r in records}),
+            "errors": errors,
+            "warnings": warnings,
+            "exceptions": exceptions,
         }
-        for repo, records in group_by_repo(site.records).items()
+        for repo, errors, warnings, exceptions in overview
     ]
     return {
         **site_context(site.config, page, urls.canonical_url(site.config, urls.HOME_PAGE)),
         "repos": repos,
         "total": len(site.records),
-        "recent": [error_summary(site.record(r), page) for r in recent_records(site)],
+        "recent": [error_summary(site.record(r), page) for r in recent],
     }
 
 

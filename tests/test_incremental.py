@@ -11,7 +11,7 @@ import pytest
 from benchmarks.corpus import write_corpus
 from generator import cache as cache_module
 from generator.build import build
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, leftovers
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
@@ -386,3 +386,53 @@ def test_a_cache_that_cannot_be_saved_still_gives_the_site(
     assert report.written and report.cache_problem is None
     assert report.pages_rendered == 60  # the rows and the head disagreed: built from scratch
     assert snapshot(out) == clean(content, tmp_path)
+
+
+def test_the_home_page_and_feed_are_made_again_only_when_what_they_show_changes(
+    project: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    """They list the newest errors: an edit elsewhere leaves their files as they were (not even
+    rewritten); moving an error's analysis date to the newest puts it on both."""
+    content, out, cache = project
+    incremental(content, out, cache)
+    records = sorted((content / "errors").rglob("*.yaml"))
+    dates = {r: r.read_text().split("  date: ")[1][:10] for r in records}
+    oldest = min(records, key=lambda r: dates[r])
+    before = mtimes(out)
+    oldest.write_text(oldest.read_text().replace("is checked while", "is checked early while", 1))
+    incremental(content, out, cache)
+    assert snapshot(out) == clean(content, tmp_path)
+    after = mtimes(out)
+    assert after["index.html"] == before["index.html"]
+    assert after["feed.xml"] == before["feed.xml"]
+    text = oldest.read_text()
+    oldest.write_text(text.replace(f"  date: {dates[oldest]}", "  date: 2027-01-01", 1))
+    incremental(content, out, cache)
+    assert snapshot(out) == clean(content, tmp_path)
+    error_id = text.split('id: "')[1].split('"')[0]
+    assert f"errors/{error_id}/" in (out / "index.html").read_text()
+    assert f"errors/{error_id}/" in (out / "feed.xml").read_text()
+
+
+def test_a_leftover_being_deleted_is_left_to_its_deletion(tmp_path: Path) -> None:
+    """A staging folder whose deletion is under way (its `rm` holds a lock on it) gets no second
+    `rm`; once nothing holds it, the next build deletes it."""
+    import fcntl
+    import os
+
+    from generator.outputs.write import remove_leftovers
+
+    out = tmp_path / "site"
+    leftover = tmp_path / ".site.old-abcd1234"
+    (leftover / "errors" / "x").mkdir(parents=True)
+    (leftover / "errors" / "x" / "index.html").write_text("old page")
+    handle = os.open(leftover, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)  # as the rm started by an earlier build does
+        remove_leftovers(out)
+        assert leftovers(tmp_path, timeout=1.0) == [leftover.name]
+        assert (leftover / "errors" / "x" / "index.html").read_text() == "old page"
+    finally:
+        os.close(handle)
+    remove_leftovers(out)
+    assert leftovers(tmp_path) == []

@@ -15,3 +15,4 @@ class OutputFile:
     # The very page the last build made from the same inputs (and so the same links, to
     # pages made from those inputs too): only its links to anchors need checking again.
     unchanged: bool = False
+    sha: str | None = None  # its sha256, when already known

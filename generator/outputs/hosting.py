@@ -26,7 +26,6 @@ from generator.outputs import OutputFile
 from generator.render import (
     first_sentence,
     group_by_repo,
-    recent_records,
     render_not_found_page,
     render_redirect_page,
 )
@@ -87,13 +86,15 @@ def atom_time(date: str) -> str:
     return f"{date}T00:00:00Z" if date else "1970-01-01T00:00:00Z"
 
 
-def feed_xml(site: Site) -> str:
-    """An Atom feed of the newest errors by analysis date."""
+def feed_updated(site: Site) -> str:
+    """The feed's own date: the build date when set, else the newest analysis date."""
+    updated = site.config.build_date or atom_time(newest_date(site.records))
+    return updated if "T" in updated else atom_time(updated)
+
+
+def feed_xml(site: Site, newest: list[RecordSummary], updated: str) -> bytes:
+    """An Atom feed of the newest errors by analysis date (`recent_records`)."""
     config = site.config
-    newest = recent_records(site, config.feed_count)
-    updated = config.build_date or atom_time(newest_date(site.records))
-    if "T" not in updated:
-        updated = atom_time(updated)
     feed_url = urls.canonical_url(config, urls.FEED_XML)
     lines = [
         '<?xml version="1.0" encoding="utf-8"?>',
@@ -122,7 +123,7 @@ def feed_xml(site: Site) -> str:
             "  </entry>",
         ]
     lines.append("</feed>")
-    return "\n".join(lines) + "\n"
+    return ("\n".join(lines) + "\n").encode()
 
 
 Layout = dict[str, tuple[int, int]]  # error id -> (offset, length) of its line in the dump
@@ -249,8 +250,8 @@ def redirect_files(site: Site, env: Environment) -> list[OutputFile]:
 
 
 def hosting_files(site: Site, env: Environment) -> tuple[list[OutputFile], list[Diagnostic]]:
-    """Plan the files static hosts and crawlers look for (but the sitemap, the alias
-    redirects and the dump)."""
+    """Plan the files static hosts and crawlers look for (but the sitemap, the feed, the
+    alias redirects and the dump)."""
     files = [
         OutputFile(NOJEKYLL, b"", "static hosting"),
         OutputFile(urls.NOT_FOUND_PAGE, render_not_found_page(env, site).encode(), "404 page"),
@@ -265,10 +266,7 @@ def hosting_files(site: Site, env: Environment) -> tuple[list[OutputFile], list[
                 "set base_url in content/site.yaml or pass --base-url",
             )
         ]
-    files += [
-        OutputFile(urls.ROBOTS_TXT, robots_txt(site).encode(), "robots.txt"),
-        OutputFile(urls.FEED_XML, feed_xml(site).encode(), "feed"),
-    ]
+    files.append(OutputFile(urls.ROBOTS_TXT, robots_txt(site).encode(), "robots.txt"))
     return files, []
 
 

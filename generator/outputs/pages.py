@@ -1,4 +1,4 @@
-"""HTML pages: one per repository, the home page and the search page.
+"""HTML pages: one per repository, the home page and the search page; and the feed.
 
 (Each error's page is a record output.) These list many records, so at tens
 of thousands of errors rendering them is a visible part of an incremental
@@ -25,14 +25,17 @@ from jinja2 import Environment
 from generator import urls
 from generator.model import RecordSummary, Site
 from generator.outputs import OutputFile
+from generator.outputs.hosting import feed_updated, feed_xml
 from generator.render import (
     group_by_repo,
     home_page_context,
+    recent_records,
+    repo_overview,
     repo_page_context,
     search_page_context,
 )
 
-Rendered = tuple[str, tuple[Any, ...], str]  # template, inputs, sha256 of the page
+Rendered = tuple[tuple[Any, ...], str]  # inputs (the template first, for a page), sha256
 
 
 @dataclass
@@ -66,30 +69,52 @@ class PageMemo:
         origin: str,
     ) -> OutputFile:
         """The page, rendered from context() unless the last build rendered it from these inputs."""
+
+        def render() -> bytes:
+            return env.get_template(template).render(context()).encode()
+
+        return self.made(path, (template, *inputs), render, origin)
+
+    def made(
+        self, path: str, inputs: tuple[Any, ...], make: Callable[[], bytes], origin: str
+    ) -> OutputFile:
+        """The file make() makes, unless the last build made it from these very inputs."""
         earlier = self.previous.get(path)
-        if earlier is not None and earlier[0] == template and earlier[1] == inputs:
+        if earlier is not None and earlier[0] == inputs:
             page = self.read(path)
-            if page is not None and hashlib.sha256(page).hexdigest() == earlier[2]:
+            if page is not None and hashlib.sha256(page).hexdigest() == earlier[1]:
                 self.current[path] = earlier
-                return OutputFile(path, page, origin, unchanged=True)
-        page = env.get_template(template).render(context()).encode()
-        self.current[path] = (template, inputs, hashlib.sha256(page).hexdigest())
-        return OutputFile(path, page, origin)
+                return OutputFile(path, page, origin, unchanged=True, sha=earlier[1])
+        page = make()
+        sha = hashlib.sha256(page).hexdigest()
+        self.current[path] = (inputs, sha)
+        return OutputFile(path, page, origin, sha=sha)
 
 
 def page_files(site: Site, env: Environment, memo: PageMemo | None = None) -> list[OutputFile]:
-    """Render the site-wide HTML pages (each error's page is a record output)."""
+    """Render the site-wide HTML pages (each error's page is a record output), and the feed.
+
+    Each is made from what it shows: the home page from the repositories'
+    counts and the newest errors, not from every error.
+    """
     memo = memo or PageMemo()
     files = []
     config = site.config
-    for repo, records in group_by_repo(site.records).items():
+    groups = group_by_repo(site.records)
+    for repo, records in groups.items():
         path = urls.repo_page(repo)
         inputs: tuple[Any, ...] = (config, repo, memo.versions(records))
         context = partial(repo_page_context, site, repo, records)
         files.append(memo.render(env, path, "repo.html", inputs, context, f"repository {repo}"))
-    inputs = (config, memo.versions(site.records))
-    context = partial(home_page_context, site)
+    overview, recent = repo_overview(groups), recent_records(site)
+    inputs = (config, tuple(overview), len(site.records), memo.versions(recent))
+    context = partial(home_page_context, site, overview, recent)
     files.append(memo.render(env, urls.HOME_PAGE, "index.html", inputs, context, "home page"))
     context = partial(search_page_context, site)
     files.append(memo.render(env, urls.SEARCH_PAGE, "search.html", (config,), context, "search"))
+    if config.base_url:
+        newest, updated = recent_records(site, config.feed_count), feed_updated(site)
+        inputs = (config, updated, memo.versions(newest))
+        feed = partial(feed_xml, site, newest, updated)
+        files.append(memo.made(urls.FEED_XML, inputs, feed, "feed"))
     return files

@@ -28,6 +28,9 @@ from typing import BinaryIO
 
 from generator.diagnostics import Diagnostic, Position, error
 
+if sys.platform != "win32":
+    import fcntl
+
 MARKER = ".errpages-site"
 MARKER_TEXT = b"This folder is written by errpages; a build replaces it whole.\n"
 SPARE_MARKER = ".errpages-spare"  # in the spare folder only: the token the cache remembers
@@ -347,9 +350,10 @@ class Staging:
             return False
         return True
 
-    def put(self, path: str, data: bytes) -> str:
-        """Stage a file (linked from the previous output when the bytes are the same); its hash."""
-        sha = hashlib.sha256(data).hexdigest()
+    def put(self, path: str, data: bytes, sha: str | None = None) -> str:
+        """Stage a file (linked from the previous output when the bytes are the same); its hash
+        (`sha`, when the caller knows it already)."""
+        sha = sha or hashlib.sha256(data).hexdigest()
         if self.previous.get(path) == sha and self.keep(path):
             return sha
         if self.holds.get(path) == sha:
@@ -510,15 +514,32 @@ def remove_later(folder: Path) -> None:
     Deleting tens of thousands of files took longer than an incremental build,
     so a detached `rm -rf` does it after the swap; if it never runs to the
     end, the next build removes what is left (the folder's name is ours).
+    The `rm` holds a lock on the folder while it runs: a build that finds the
+    folder still there while it is being deleted leaves it to that `rm`
+    rather than start another on the same files (six of them were seen
+    racing through one replaced site in builds a second apart).
     """
     rm = shutil.which("rm")
-    if rm is None:
+    if rm is None or sys.platform == "win32":
         shutil.rmtree(folder, ignore_errors=True)
         return
-    subprocess.Popen(
-        [rm, "-rf", "--", str(folder)],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+    try:
+        handle = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return  # gone already
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(handle)
+        return  # an earlier build's rm is on it
+    try:
+        subprocess.Popen(
+            [rm, "-rf", "--", str(folder)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            pass_fds=(handle,),  # the lock lives as long as the rm that inherits it
+        )
+    finally:
+        os.close(handle)
