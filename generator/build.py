@@ -44,7 +44,14 @@ from generator.diagnostics import (
 )
 from generator.linkcheck import check_cross_links, check_page
 from generator.links import link_records, retitled
-from generator.loader import LoadedContent, StatKey, display_path, load_content, parse_files
+from generator.loader import (
+    ContentFiles,
+    LoadedContent,
+    display_path,
+    list_content,
+    load_content,
+    parse_files,
+)
 from generator.model import (
     Record,
     RecordStore,
@@ -186,12 +193,12 @@ def load_site(
     include_drafts: bool = False,
     cache: BuildCache | None = None,
     jobs: int = 0,
-    known: Mapping[str, StatKey] | None = None,
+    listing: ContentFiles | None = None,
 ) -> tuple[Site | None, Path | None]:
     """Run load → validate → link; return the site and its theme when there are no errors."""
     options = BuildOptions(base_url=base_url, include_drafts=include_drafts)
     with timed(report, "load"):
-        loaded, problems = load_content(content_root, cache.reuse if cache else None, known)
+        loaded, problems = load_content(content_root, cache.reuse if cache else None, listing)
         report.diagnostics += problems
     with timed(report, "validate"):
         config, theme_dir = read_settings(loaded, options, report)
@@ -591,8 +598,8 @@ def build(
     code = code_version()
     cache_path = cache_file(cache_dir, out_dir, options.key()) if cache_dir and out_dir else None
     compiled = compiled_templates_folder(cache_dir, code) if cache_dir and out_dir else None
-    stats: dict[str, StatKey] = {}
-    inputs = tree_fingerprint([content_root, *theme_folders(content_root)], options.key(), stats)
+    listing = list_content(content_root)
+    inputs = tree_fingerprint(theme_folders(content_root), options.key(), listing.files)
     site_identity = folder_identity(out_dir) if out_dir is not None else None
     if unchanged_since(cache_path, code, inputs, site_identity):
         report.unchanged = True  # decided without loading the cache itself
@@ -600,7 +607,15 @@ def build(
     # Forked now, while this process is small: the cache and the records are loaded next.
     with WorkerPool(jobs if out_dir is not None else 1) as pool, collector_paused():
         state = BuildState(
-            content_root, out_dir, options, code, cache_path, compiled, inputs, site_identity, stats
+            content_root,
+            out_dir,
+            options,
+            code,
+            cache_path,
+            compiled,
+            inputs,
+            site_identity,
+            listing,
         )
         return load_and_write(state, pool, report)
 
@@ -617,7 +632,7 @@ class BuildState:
     compiled: Path | None  # where compiled templates are kept
     inputs: str  # fingerprint of every input file
     site_identity: tuple[int, int, int] | None
-    stats: dict[str, StatKey]  # of every input file, taken for the fingerprint
+    listing: ContentFiles  # the content folder's files and their stats, for the fingerprint
 
 
 def load_and_write(state: BuildState, pool: WorkerPool, report: BuildReport) -> BuildReport:
@@ -649,7 +664,7 @@ def build_with_cache(
         options.include_drafts,
         cache,
         options.jobs,
-        state.stats,
+        state.listing,
     )
     if site is None or theme_dir is None:
         return report
@@ -744,7 +759,9 @@ def write_site(
         # The manifest is an input; when the build just added ids to it, take the stats again.
         if report.manifest_updated:
             cache.inputs = tree_fingerprint(
-                [state.content_root, *theme_folders(state.content_root)], options.key()
+                theme_folders(state.content_root),
+                options.key(),
+                list_content(state.content_root).files,
             )
         cache.site_identity = folder_identity(out_dir)
         report.cache_problem = cache.save()

@@ -31,6 +31,7 @@ import secrets
 import shutil
 import sqlite3
 import sys
+from collections.abc import Iterable
 from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -39,7 +40,7 @@ from typing import NamedTuple
 from generator import __version__
 from generator.diagnostics import Diagnostic
 from generator.links import LinkIds
-from generator.loader import SnippetFiles, StatKey
+from generator.loader import FoundFile, SnippetFiles, StatKey
 from generator.model import DriftNote, Record, RecordSummary
 from generator.outputs.hosting import DumpStat, Layout
 from generator.outputs.pages import Rendered
@@ -429,14 +430,11 @@ def folder_identity(path: Path) -> tuple[int, int, int] | None:
     return st.st_dev, st.st_ino, marker.st_ino
 
 
-def tree_fingerprint(
-    folders: list[Path], extra: str, seen: dict[str, StatKey] | None = None
-) -> str:
-    """Every file's path, size, mtime and inode under the folders, plus extra, hashed.
-
-    The stats taken are put in `seen` (by path), so the loader need not take them again.
-    """
+def tree_fingerprint(folders: list[Path], extra: str, listed: Iterable[FoundFile] = ()) -> str:
+    """Every file's path, size, mtime and inode under the folders, and of the files already
+    `listed` (the content folder's, by the loader), plus extra, hashed."""
     lines = [extra]
+    lines += [f"{path}\0{size}\0{mtime}\0{inode}" for path, _, (size, mtime, inode) in listed]
     for folder in folders:
         if folder.is_file():
             st = folder.stat()
@@ -457,6 +455,4 @@ def tree_fingerprint(
                 except OSError:
                     continue
                 lines.append(f"{entry.path}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ino}")
-                if seen is not None:
-                    seen[entry.path] = (st.st_size, st.st_mtime_ns, st.st_ino)
     return hashlib.sha256("\n".join(lines).encode()).hexdigest()

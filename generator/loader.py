@@ -12,6 +12,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from generator.diagnostics import Diagnostic, Position, error, warning
 from generator.model import DriftNote, RecordSummary, TextFile
@@ -76,8 +77,7 @@ def read_text(path: Path, limit: int) -> tuple[str | None, list[Diagnostic]]:
 StatKey = tuple[int, int, int]  # size, mtime in ns, inode: enough to tell a file changed
 
 
-@dataclass(frozen=True)
-class FoundFile:
+class FoundFile(NamedTuple):
     """A regular file below a folder: its path, its name under the folder, and its stat."""
 
     path: str
@@ -85,59 +85,90 @@ class FoundFile:
     stat: StatKey
 
 
-def walk_files(
-    folder: Path,
-    content_root: Path,
-    folder_suffixes: tuple[str, ...] = (),
-    known: Mapping[str, StatKey] | None = None,
-) -> tuple[list[FoundFile], list[Diagnostic]]:
-    """List regular files below folder in a stable order, refusing links that leave content/.
+# The folders whose files are read as records and snippets: a link from them out of content/
+# is refused (elsewhere, as for site.yaml, the file is read where the link points).
+READ_FOLDERS = ("errors/", "snippets/")
 
-    A folder whose name ends in one of folder_suffixes (a folder named like a
-    record file) is reported too. Each file is stat'ed once, here, unless its
-    stats are `known` (taken moments ago for the build's fingerprint): at
-    tens of thousands of records the walk is much of a build that changes one.
+
+@dataclass(frozen=True)
+class ContentFiles:
+    """Every regular file under the content folder, each stat'ed once, in name order.
+
+    The build's fingerprint is made from it and the loader reads from it: at
+    tens of thousands of records, listing the folder is much of a build that
+    changes one, so it is listed once.
+    """
+
+    root: Path
+    files: list[FoundFile]  # names relative to the content folder
+    diagnostics: list[Diagnostic]
+
+    def under(self, folder: str) -> list[FoundFile]:
+        """The files below one folder of content/, named relative to it."""
+        prefix = folder + "/"
+        cut = len(prefix)
+        return [
+            FoundFile(path, name[cut:], stat)
+            for path, name, stat in self.files
+            if name.startswith(prefix)
+        ]
+
+
+def list_content(content_root: Path) -> ContentFiles:
+    """List and stat every regular file under content/, refusing links that leave it.
+
+    Links inside content/ are followed (a link to a folder that holds it is
+    refused: it would list forever). A folder under errors/ named like a
+    record file is reported.
     """
     files: list[FoundFile] = []
     diagnostics: list[Diagnostic] = []
-    if not folder.is_dir():
-        return files, diagnostics
     root = content_root.resolve()
-    pending = [(str(folder), "")]
+    pending = [(str(content_root), "")]
     while pending:
         where, prefix = pending.pop()
-        with os.scandir(where) as entries:
-            for entry in entries:
-                if entry.is_symlink():
-                    target = Path(entry.path).resolve()
-                    if not target.is_relative_to(root):
-                        diagnostics.append(
-                            error(
-                                Position(display_path(Path(entry.path))),
-                                "",
-                                "symbolic link points outside the content folder; "
-                                "refusing to read it",
-                            )
-                        )
-                        continue
-                if entry.is_dir():
-                    pending.append((entry.path, prefix + entry.name + "/"))
-                    if folder_suffixes and entry.name.endswith(folder_suffixes):
-                        diagnostics.append(
-                            error(
-                                Position(display_path(Path(entry.path))),
-                                "",
-                                "a folder is named like a record file",
-                            )
-                        )
-                elif entry.is_file():
-                    key = known.get(entry.path) if known is not None else None
-                    if key is None:
-                        st = entry.stat()
-                        key = (st.st_size, st.st_mtime_ns, st.st_ino)
-                    files.append(FoundFile(entry.path, prefix + entry.name, key))
+        try:
+            entries = list(os.scandir(where))
+        except OSError:
+            continue
+        for entry in entries:
+            name = prefix + entry.name
+            if entry.is_symlink() and not linked_within(entry.path, name, root, diagnostics):
+                continue
+            if entry.is_dir():
+                pending.append((entry.path, name + "/"))
+                if name.startswith("errors/") and entry.name.endswith(RECORD_SUFFIXES):
+                    where_shown = Position(display_path(Path(entry.path)))
+                    diagnostics.append(
+                        error(where_shown, "", "a folder is named like a record file")
+                    )
+            elif entry.is_file():
+                try:
+                    st = entry.stat()
+                except OSError:
+                    continue
+                files.append(FoundFile(entry.path, name, (st.st_size, st.st_mtime_ns, st.st_ino)))
     files.sort(key=lambda found: found.name)
-    return files, diagnostics
+    return ContentFiles(content_root, files, diagnostics)
+
+
+def linked_within(path: str, name: str, root: Path, diagnostics: list[Diagnostic]) -> bool:
+    """May the walk follow this link? Not out of content/ from the folders read as records
+    and snippets (said so), nor to a folder that holds the link (it would never end)."""
+    target = Path(path).resolve()
+    shown = Position(display_path(Path(path)))
+    if not target.is_relative_to(root):
+        if (name + "/").startswith(READ_FOLDERS):
+            message = "symbolic link points outside the content folder; refusing to read it"
+            diagnostics.append(error(shown, "", message))
+            return False
+        return not target.is_dir()  # a file, read where it is (a folder out there: not listed)
+    if target.is_dir() and Path(path).parent.resolve().is_relative_to(target):
+        diagnostics.append(
+            error(shown, "", "symbolic link to a folder that holds it; not followed")
+        )
+        return False
+    return True
 
 
 class SourceLines:
@@ -202,12 +233,13 @@ Reuse = Callable[[str, StatKey, SnippetFiles], RecordSummary | None]
 
 
 def load_content(
-    content_root: Path, reuse: Reuse | None = None, known: Mapping[str, StatKey] | None = None
+    content_root: Path, reuse: Reuse | None = None, listing: ContentFiles | None = None
 ) -> tuple[LoadedContent, list[Diagnostic]]:
     """Read site.yaml and every record under errors/; snippet files are read when asked for.
 
     With `reuse`, a record file unchanged since an earlier build is not read:
-    its validated record's summary comes back in `reused`.
+    its validated record's summary comes back in `reused`. `listing`: the
+    content folder as listed moments ago (for the build's fingerprint).
     """
     diagnostics: list[Diagnostic] = []
     texts = SourceLines()
@@ -221,19 +253,15 @@ def load_content(
             config_doc, problems = parse_yaml(text, display_path(config_path))
             diagnostics += problems
 
-    snippets_dir = content_root / "snippets"
-    snippet_files, problems = walk_files(snippets_dir, content_root, known=known)
-    diagnostics += problems
-    snippets = SnippetFiles(snippets_dir, snippet_files, texts)
+    listing = listing or list_content(content_root)
+    diagnostics += listing.diagnostics
+    snippets = SnippetFiles(content_root / "snippets", listing.under("snippets"), texts)
 
     reused: list[RecordSummary] = []
     record_stats: dict[str, StatKey] = {}
     to_read: list[tuple[Path, str]] = []
-    errors_dir = content_root / "errors"
-    record_files, problems = walk_files(errors_dir, content_root, RECORD_SUFFIXES, known)
-    diagnostics += problems
-    shown_folder = display_path(errors_dir) + "/"
-    for found in record_files:
+    shown_folder = display_path(content_root / "errors") + "/"
+    for found in listing.under("errors"):
         if not found.name.endswith(RECORD_SUFFIXES):
             continue
         shown = shown_folder + found.name  # what display_path() says, without asking it 10k times

@@ -258,11 +258,31 @@ def snippet_symlink_out(content: Path) -> str:
     return r"s\.py: symbolic link points outside the content folder"
 
 
+def symlink_loop(content: Path) -> str:
+    """A link to a folder that holds it: listing through it would never end."""
+    (content / "errors" / "a.yaml").write_text(valid_record())
+    (content / "errors" / "deeper").mkdir()
+    os.symlink(content / "errors", content / "errors" / "deeper" / "again")
+    return r"again: symbolic link to a folder that holds it; not followed"
+
+
+def errors_folder_linked_out(content: Path) -> str:
+    """content/errors itself a link out of content/: its records are not read from there."""
+    outside = content.parent / "elsewhere"
+    outside.mkdir()
+    (outside / "a.yaml").write_text(valid_record())
+    (content / "errors").rmdir()
+    os.symlink(outside, content / "errors")
+    return r"errors: symbolic link points outside the content folder; refusing to read it"
+
+
 TREE_CASES: dict[str, Callable[[Path], str]] = {
     "fifty-megabytes": fifty_megabytes,
     "folder-named-yaml": folder_named_yaml,
     "symlink-out-of-content": symlink_out_of_content,
     "snippet-symlink-out": snippet_symlink_out,
+    "symlink-loop": symlink_loop,
+    "errors-folder-linked-out": errors_folder_linked_out,
 }
 
 

@@ -436,3 +436,18 @@ def test_a_leftover_being_deleted_is_left_to_its_deletion(tmp_path: Path) -> Non
         os.close(handle)
     remove_leftovers(out)
     assert leftovers(tmp_path) == []
+
+
+def test_a_large_file_replaced_is_deleted_in_the_background(
+    project: tuple[Path, Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The dump a build replaces is moved aside and deleted by a background rm (at ten thousand
+    errors it is 94 MB): the site is the same, and nothing is left beside it."""
+    monkeypatch.setattr("generator.outputs.write.SET_ASIDE_BYTES", 1)
+    content, out, cache = project
+    for index in (5, 6, 7):
+        incremental(content, out, cache)
+        edit_record(content, index, "is checked while", "is checked now while")
+    incremental(content, out, cache)
+    assert snapshot(out) == clean(content, tmp_path)
+    assert [name for name in leftovers(tmp_path) if name.startswith(".site.")] == []

@@ -124,6 +124,7 @@ def remove_leftovers(out_dir: Path) -> None:
 # (a "racy" folder, as git calls it: listed again next time instead of trusted).
 FolderTimes = dict[str, tuple[int, bool]]
 RACY_NS = 200_000_000
+SET_ASIDE_BYTES = 8 << 20  # a replaced file this large is deleted in the background
 
 
 @dataclass(frozen=True)
@@ -380,8 +381,23 @@ class Staging:
         temp = target.with_name(f".{target.name}.part")
         with open(temp, "wb", buffering=0) as stream:
             write(stream)
+        self.set_aside(target)
         os.replace(temp, target)
         return sha
+
+    def set_aside(self, target: Path) -> None:
+        """Move a large file about to be replaced out of the staged folder, to be deleted in the
+        background: when it is the file's last link, the file system frees its blocks as it is
+        unlinked, and for the 94 MB dump at ten thousand errors that took 60 ms of a build."""
+        try:
+            st = target.lstat()
+        except OSError:
+            return
+        if st.st_nlink > 1 or st.st_size < SET_ASIDE_BYTES:
+            return
+        trash = Path(tempfile.mkdtemp(prefix=f".{self.out_dir.name}.old-", dir=self.out_dir.parent))
+        os.rename(target, trash / target.name)
+        remove_later(trash)
 
     def read(self, path: str) -> str | None:
         try:
