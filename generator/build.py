@@ -435,12 +435,11 @@ def stage_site_files(
             hosting, problems = hosting_files(site, env)
             report.diagnostics += problems
             stage_checked([*plan.site_files, *hosting], plan, staging, report, written)
+            stage_checked(helper.result(), plan, staging, report, written)
         except TemplateError as exc:
             report.diagnostics.append(template_diagnostic(exc, theme_dir))
-            return written
         finally:
             written[urls.ERRORS_NDJSON] = dump.result()
-        stage_checked(helper.result(), plan, staging, report, written)
     return written
 
 
@@ -567,7 +566,9 @@ def index_files(
     words = {record_id: unit.meaning_words for record_id, unit in units.items()} | other_words
     entries = {record_id: unit.index_entry for record_id, unit in units.items()}
     index = errors_index(site, lambda s: entries.get(s.id) or index_entry(s, site.config))
-    return [*search_files(site, words), index, *sitemap_files(site)]
+    files = [*search_files(site, words), index, *sitemap_files(site)]
+    # Hashed here: in a helper process, beside the rest of the build.
+    return [replace(file, sha=hashlib.sha256(file.content).hexdigest()) for file in files]
 
 
 def build(

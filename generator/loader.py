@@ -7,6 +7,7 @@ name in memory and no path written in a record ever reaches the file system.
 
 from __future__ import annotations
 
+import bisect
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -103,15 +104,14 @@ class ContentFiles:
     files: list[FoundFile]  # names relative to the content folder
     diagnostics: list[Diagnostic]
 
-    def under(self, folder: str) -> list[FoundFile]:
-        """The files below one folder of content/, named relative to it."""
+    def under(self, folder: str) -> tuple[list[FoundFile], int]:
+        """The files below one folder of content/ (still named from content/), and how many
+        characters of their names to skip to name them from that folder."""
         prefix = folder + "/"
-        cut = len(prefix)
-        return [
-            FoundFile(path, name[cut:], stat)
-            for path, name, stat in self.files
-            if name.startswith(prefix)
-        ]
+        names = [found.name for found in self.files]  # in order: the folder's files are a run
+        first = bisect.bisect_left(names, prefix)
+        last = bisect.bisect_left(names, folder + chr(ord("/") + 1), first)
+        return self.files[first:last], len(prefix)
 
 
 def list_content(content_root: Path) -> ContentFiles:
@@ -194,10 +194,11 @@ class SourceLines:
 class SnippetFiles(Mapping[str, TextFile]):
     """The files under content/snippets/ by name, read only when a record asks for one."""
 
-    def __init__(self, folder: Path, found: list[FoundFile], texts: SourceLines) -> None:
+    def __init__(self, folder: Path, found: list[FoundFile], cut: int, texts: SourceLines) -> None:
+        """`found`: its files, named from content/; `cut`: how much of a name is "snippets/"."""
         self.folder = folder
-        self.paths = {file.name: file.path for file in found}  # a Path made only when read
-        self.stats = {file.name: file.stat for file in found}
+        self.paths = {file.name[cut:]: file.path for file in found}  # a Path made only if read
+        self.stats = {file.name[cut:]: file.stat for file in found}
         self.texts = texts
         self.read: dict[str, TextFile | None] = {}
         self.diagnostics: list[Diagnostic] = []
@@ -255,16 +256,17 @@ def load_content(
 
     listing = listing or list_content(content_root)
     diagnostics += listing.diagnostics
-    snippets = SnippetFiles(content_root / "snippets", listing.under("snippets"), texts)
+    snippets = SnippetFiles(content_root / "snippets", *listing.under("snippets"), texts)
 
     reused: list[RecordSummary] = []
     record_stats: dict[str, StatKey] = {}
     to_read: list[tuple[Path, str]] = []
     shown_folder = display_path(content_root / "errors") + "/"
-    for found in listing.under("errors"):
+    record_files, cut = listing.under("errors")
+    for found in record_files:
         if not found.name.endswith(RECORD_SUFFIXES):
             continue
-        shown = shown_folder + found.name  # what display_path() says, without asking it 10k times
+        shown = shown_folder + found.name[cut:]  # what display_path() says, asked once
         record_stats[shown] = found.stat
         earlier = reuse(shown, found.stat, snippets) if reuse else None
         if earlier is not None:

@@ -138,11 +138,15 @@ def kept_units(
 
     A cached rendering holds while the record was read from the same files,
     links to the same errors, none of which reads differently now, and has
-    the same drift note.
+    the same drift note. (At ten thousand records this runs on every edit:
+    the checks are written out here rather than asked of each object.)
     """
     to_render: list[RecordSummary] = []
     kept: dict[str, UnitEntry] = {}
-    retitled, units, entries, keep = cache.retitled, cache.units, cache.records, staging.keep
+    retitled, units, entries = cache.retitled, cache.units, cache.records
+    related_ids, backlink_ids = site.links.related, site.links.backlinks
+    drift, drift_note = site.drift, site.drift_note
+    previous, held, keep = staging.previous, staging.holds, staging.keep
     for summary in records:
         unit = units.get(summary.id)
         if unit is not None:
@@ -153,11 +157,15 @@ def kept_units(
                 file == summary.file
                 and stat == entry.stat
                 and snippet_stat == entry.snippet_stat
-                and unit.links == site.links.ids(summary.id)
-                and retitled.isdisjoint(related)
-                and retitled.isdisjoint(backlinks)
-                and unit.drift == site.drift_note(summary)
-                and all(keep(path, sha) for path, sha in unit.files)
+                and related == related_ids[summary.id]
+                and backlinks == backlink_ids.get(summary.id, ())
+                and (not retitled or retitled.isdisjoint(related + backlinks))
+                and unit.drift == (drift_note(summary) if drift else None)
+                and all(
+                    # the spare holds the very file the last build wrote; else link it again
+                    (previous.get(path) == sha and held.get(path) == sha) or keep(path, sha)
+                    for path, sha in unit.files
+                )
             ):
                 kept[summary.id] = unit
                 continue

@@ -247,9 +247,10 @@ class Staging:
         look = set(folders) if not recorded else {""}
         changed = set(look)  # folders someone else wrote into: our files there are checked too
         clock = time.time_ns()
+        root = f"{self.root}/"
         for folder, (mtime, racy) in recorded.items():
             try:
-                now = os.stat(os.path.join(self.root, folder)).st_mtime_ns
+                now = os.stat(root + folder).st_mtime_ns
             except OSError:
                 self.made.discard(folder)  # gone: made again if a file goes there
                 look.add(folder)
@@ -276,8 +277,18 @@ class Staging:
         """Remove what is not ours from one folder; forget our files that are gone (or, with
         verify, changed: read and hashed, as only a folder someone else wrote into is)."""
         prefix = f"{folder}/" if folder else ""
+        where = os.path.join(self.root, folder)
+        if not verify:  # looked at only in case: most often it holds just what it should
+            try:
+                names = set(os.listdir(where))
+            except OSError:
+                names = set()
+            if expected <= names and names - expected <= (
+                {MARKER, SPARE_MARKER} if not folder else set()
+            ):
+                return
         try:
-            entries = list(os.scandir(os.path.join(self.root, folder)))
+            entries = list(os.scandir(where))
         except OSError:
             entries = []
         present = set()
