@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext
@@ -272,6 +273,7 @@ def remember_records(cache: BuildCache, loaded: LoadedContent, fresh: list[Recor
     before = cache.records
     kept = {summary.file for summary in loaded.reused}
     cache.records = {k: v for k, v in before.items() if k in kept}
+    cache.known_versions = None
     for record in fresh:
         name = record.source.snippet.file
         cache.records[record.file] = RecordEntry(
@@ -301,11 +303,35 @@ def in_shard(error_id: str, shard: tuple[int, int]) -> bool:
     return int(error_id, 16) % n == k - 1
 
 
+# Where an error's page and JSON file go (an id is 16 lowercase hex digits).
+RECORD_PATH_RE = re.compile(r"errors/([0-9a-f]{16})/index\.html|api/errors/([0-9a-f]{16})\.json")
+
+
+@dataclass(frozen=True)
+class PlannedPaths:
+    """Every path of the whole site; each error's two are known by its id, not listed."""
+
+    files: frozenset[str]  # the rest: site-wide pages, assets, redirects, indexes
+    ids: frozenset[str]
+
+    def __contains__(self, path: object) -> bool:
+        if path in self.files:
+            return True
+        found = RECORD_PATH_RE.fullmatch(path) if isinstance(path, str) else None
+        return found is not None and (found[1] or found[2]) in self.ids
+
+    def error_at(self, path: str) -> str | None:
+        """The id of the error whose page or JSON file is at this path (in any case), if any."""
+        found = RECORD_PATH_RE.fullmatch(path.lower())
+        error_id = found and (found[1] or found[2])
+        return error_id if error_id in self.ids else None
+
+
 @dataclass
 class Plan:
     """Every output path of the whole site, and what this build renders of it."""
 
-    paths: frozenset[str]
+    paths: PlannedPaths
     records: list[RecordSummary]  # this shard's records
     site_files: list[OutputFile]  # site-wide files whose content does not depend on records' units
     global_shard: bool
@@ -331,10 +357,15 @@ def plan_outputs(
     if site.config.base_url:
         late += [urls.SITEMAP_XML, urls.ROBOTS_TXT]
     everything = [(f.path, f.origin) for f in site_files] + [(p, "site") for p in late]
-    for record in site.records:
-        everything.append((urls.error_page(record.id), record.file))
-        everything.append((urls.error_json(record.id), record.file))
     report.diagnostics += check_collisions(everything)
+    paths = PlannedPaths(frozenset(path for path, _ in everything), frozenset(site.links.by_id))
+    for path, origin in everything:  # where an error's page or JSON goes?
+        error_id = paths.error_at(path)
+        if error_id is not None:
+            taken = f"{site.links.by_id[error_id].file} (error {error_id})"
+            report.diagnostics.append(
+                error(Position(origin), "", f"output path {path} is also written by {taken}")
+            )
     global_shard = options.shard[0] == 1
     redirect_paths = {
         path
@@ -355,8 +386,10 @@ def plan_outputs(
         if (f.path in aliases_here) or (global_shard and f.path not in redirect_paths)
     ]
     return Plan(
-        paths=frozenset(path for path, _ in everything),
-        records=[r for r in site.records if in_shard(r.id, options.shard)],
+        paths=paths,
+        records=[r for r in site.records if in_shard(r.id, options.shard)]
+        if options.shard != (1, 1)
+        else list(site.records),
         site_files=shard_files,
         global_shard=global_shard,
     )
@@ -692,7 +725,10 @@ def write_site(
     assert out_dir is not None
     # What the cache says the output holds counts only for the very folder it saw.
     previous = cache.outputs if cache.site_identity == state.site_identity else {}
-    memo = PageMemo(cache.pages, version=cache.version, read=previous_page(out_dir, previous))
+    versions = cache.versions()
+    memo = PageMemo(
+        cache.pages, version=versions.__getitem__, read=previous_page(out_dir, previous)
+    )
     layout: Layout = {}
     env = make_environment(theme_dir, state.compiled)
     with timed(report, "render"):

@@ -105,6 +105,7 @@ class BuildCache:
     fresh: dict[str, Record] = field(default_factory=dict)  # validated by this build, to save
     retitled: frozenset[str] = frozenset()  # ids whose links read differently since last build
     rows: dict[str, Row] | None = None  # the rows as read or last saved (None: not known)
+    known_versions: dict[str, Version] | None = None  # made from `records` when first asked
     db: sqlite3.Connection | None = field(default=None, compare=False)
 
     def reuse(self, shown: str, stat: StatKey, snippets: SnippetFiles) -> RecordSummary | None:
@@ -121,8 +122,15 @@ class BuildCache:
 
     def version(self, record_file: str) -> Version:
         """What a record was read from: a record read from the same files is the same record."""
-        entry = self.records[record_file]
-        return record_file, entry.stat, entry.snippet_stat
+        return self.versions()[record_file]
+
+    def versions(self) -> dict[str, Version]:
+        """Every record file's version, made once a build (pages ask for thousands of them)."""
+        if self.known_versions is None:
+            self.known_versions = {
+                name: (name, entry.stat, entry.snippet_stat) for name, entry in self.records.items()
+            }
+        return self.known_versions
 
     def read_record(self, record_file: str) -> Record:
         """A full record the build did not validate, from its row (the cache knows every one)."""
@@ -163,6 +171,7 @@ class BuildCache:
             fresh={},
             retitled=frozenset(),
             rows=None,
+            known_versions=None,
             db=None,
             spare=None,
         )

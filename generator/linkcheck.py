@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 import posixpath
 import re
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Container
 from functools import lru_cache
 from urllib.parse import unquote, urlsplit
 
@@ -86,7 +86,7 @@ def where(page: str, origin: str, text: str, offset: int) -> tuple[Position, str
 
 
 def check_page(
-    page: str, text: str, origin: str, planned: Collection[str], anchors_only: bool = False
+    page: str, text: str, origin: str, planned: Container[str], anchors_only: bool = False
 ) -> tuple[list[Diagnostic], list[CrossLink]]:
     """Check one page's links against the planned files and its own anchors.
 

@@ -97,3 +97,21 @@ def test_hidden_characters_are_revealed_but_emoji_sequences_kept() -> None:
     line = highlight_lines('x = "\u2066admin\u2069"', "python")[0]
     assert '<span class="hidden-char" title="U+2066 LEFT-TO-RIGHT ISOLATE">[U+2066]</span>' in line
     assert "\u2066" not in line
+
+
+def test_planned_paths_know_each_errors_files_by_its_id() -> None:
+    """The site's paths, without listing every error's page and JSON file one by one."""
+    from generator.build import PlannedPaths
+
+    paths = PlannedPaths(
+        frozenset({"index.html", "assets/site.js"}), frozenset({"0123456789abcdef"})
+    )
+    assert "index.html" in paths and "assets/site.js" in paths
+    assert "errors/0123456789abcdef/index.html" in paths
+    assert "api/errors/0123456789abcdef.json" in paths
+    assert "errors/fedcba9876543210/index.html" not in paths  # no such error
+    assert "errors/0123456789abcdef/other.html" not in paths
+    assert "errors/0123456789abcdef" not in paths
+    assert "api/errors/0123456789abcdef.json.bak" not in paths
+    assert paths.error_at("Errors/0123456789ABCDEF/index.html") == "0123456789abcdef"
+    assert paths.error_at("api/errors/index.json") is None

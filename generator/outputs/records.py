@@ -12,7 +12,7 @@ whole site in memory.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Container, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,7 +39,7 @@ class RenderTask:
     theme_dir: Path
     compiled: Path | None  # where compiled templates are kept
     staging: Staging
-    planned: frozenset[str]
+    planned: Container[str]  # every path of the site
 
 
 RenderItem = tuple[Record, ErrorLinks, DriftNote | None]
