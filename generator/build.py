@@ -283,10 +283,13 @@ def remember_records(cache: BuildCache, loaded: LoadedContent, fresh: list[Recor
             summary=summarize(record),
         )
         cache.fresh[record.file] = record
-    cache.retitled = retitled(
-        (entry.summary for entry in before.values()),
-        (entry.summary for entry in cache.records.values()),
-    )
+    # Only a record read again can read differently; compared with what its file held before,
+    # or, when its id is new there (moved, or a new error), with every earlier record.
+    now = [cache.records[record.file].summary for record in fresh]
+    earlier = [before[record.file].summary for record in fresh if record.file in before]
+    if not {summary.id for summary in now} <= {summary.id for summary in earlier}:
+        earlier = [entry.summary for entry in before.values()]
+    cache.retitled = retitled(earlier, now)
 
 
 def template_diagnostic(exc: TemplateError, theme_dir: Path) -> Diagnostic:

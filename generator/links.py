@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from operator import attrgetter
 
 from generator.diagnostics import Diagnostic, Position, did_you_mean, error, warning
 from generator.model import ErrorLinks, LinkRef, RecordSummary
@@ -52,7 +53,7 @@ def index_ids(
     """Map each id to its record, reporting duplicate ids with both files."""
     by_id: dict[str, RecordSummary] = {}
     diagnostics: list[Diagnostic] = []
-    for record in sorted(records, key=lambda r: r.file):
+    for record in sorted(records, key=attrgetter("file")):
         first = by_id.get(record.id)
         if first is not None:
             how = " (derived from repo, exception and message)" if record.id_derived else ""
@@ -171,11 +172,17 @@ def link_records(
     related: dict[str, tuple[str, ...]] = {}
     backlinks: dict[str, list[str]] = defaultdict(list)
     ordered = [by_id[i] for i in sorted(by_id)]
+    known = by_id.keys()
     for record in ordered:  # in id order, so each error's backlinks come out sorted
-        resolved, problems = resolve_related(record, by_id, alias_to_id, where, drafts)
-        related[record.id] = tuple(resolved)
-        diagnostics += problems
-        for target in resolved:
+        targets = record.related
+        unique = set(targets)
+        if not (known >= unique and record.id not in unique and len(unique) == len(targets)):
+            # (else each is the id of another published error, once: the usual case)
+            resolved, problems = resolve_related(record, by_id, alias_to_id, where, drafts)
+            targets = tuple(resolved)
+            diagnostics += problems
+        related[record.id] = targets
+        for target in targets:
             backlinks[target].append(record.id)
     sorted_backlinks = {target: tuple(ids) for target, ids in backlinks.items()}
     return ordered, LinkGraph(by_id, related, sorted_backlinks), diagnostics

@@ -242,7 +242,8 @@ class Staging:
         missing is forgotten, so it is linked or written again. With no
         recorded times, every folder is looked inside.
         """
-        folders = site_folders(self.holds)  # what the spare should have
+        # What the spare should have: the folders its times were taken of, when they were.
+        folders = set(recorded) if recorded else site_folders(self.holds)
         self.made = set(folders)  # what it has: less any found missing, below
         look = set(folders) if not recorded else {""}
         changed = set(look)  # folders someone else wrote into: our files there are checked too
