@@ -160,12 +160,13 @@ FORK_WORTH = 2000  # below this many records, a helper process costs more than i
 
 
 class Helper(Generic[Result]):
-    """Work done in a forked child while this process goes on; its result comes by a pipe.
+    """Work done in a forked child while this process goes on; its result comes back in a file.
 
     The child sees everything this process holds (without copying it), so
-    what it needs is not sent; only the result is pickled back, and a thread
-    here reads it as it comes (a child with megabytes to send would otherwise
-    wait on the pipe until asked). Where fork is missing, or `worth` is
+    what it needs is not sent; only the result is pickled back, into an
+    unlinked temporary file rather than a pipe (a child with megabytes to
+    send would wait on a pipe until asked, and a thread reading it would be
+    forked into the next helper). Where fork is missing, or `worth` is
     False, the work is done here, at once. The work must not use this
     process's open database connections or print.
     """
@@ -176,32 +177,31 @@ class Helper(Generic[Result]):
         if not worth or not hasattr(os, "fork"):
             self.value = work()
             return
-        read_end, write_end = os.pipe()
+        self.file = tempfile.TemporaryFile(prefix="errpages-helper-")  # noqa: SIM115 (closed by result or __exit__)
         pid = os.fork()
         if pid == 0:  # the child: run, send, and leave at once (no cleanup of the parent's)
-            os.close(read_end)
             try:
                 outcome: tuple[bool, object] = (True, work())
             except BaseException:
                 outcome = (False, traceback.format_exc())
             try:
-                with os.fdopen(write_end, "wb") as stream:
-                    pickle.dump(outcome, stream, protocol=pickle.HIGHEST_PROTOCOL)
+                pickle.dump(outcome, self.file, protocol=pickle.HIGHEST_PROTOCOL)
+                self.file.flush()
             finally:
                 os._exit(0)
-        os.close(write_end)
         self.pid = pid
-        self.reader = Background(_read_all, read_end)
 
     def result(self) -> Result:
         """Wait for the child and return what it computed (raise what it raised)."""
         if not self.pid:
             return cast(Result, self.value)
         try:
-            data = self.reader.result()
-        finally:
             os.waitpid(self.pid, 0)
             self.pid = 0
+            self.file.seek(0)  # the child wrote through the same open file, offset and all
+            data = self.file.read()
+        finally:
+            self.file.close()
         if not data:
             raise RuntimeError("a helper process ended without a result")
         ok, value = pickle.loads(data)
@@ -216,16 +216,10 @@ class Helper(Generic[Result]):
         if self.pid:  # given up on: stop it, and leave nothing behind
             with suppress(OSError):
                 os.kill(self.pid, signal.SIGKILL)
-            with suppress(BaseException):
-                self.reader.result()  # the pipe ends with the child
             with suppress(OSError):
                 os.waitpid(self.pid, 0)
+            self.file.close()
             self.pid = 0
-
-
-def _read_all(fd: int) -> bytes:
-    with os.fdopen(fd, "rb") as stream:
-        return stream.read()
 
 
 class Background(Generic[Result]):
