@@ -161,13 +161,15 @@ def kept_units(
                 and backlinks == backlink_ids.get(summary.id, ())
                 and (not retitled or retitled.isdisjoint(related + backlinks))
                 and unit.drift == (drift_note(summary) if drift else None)
-                and all(
-                    # the spare holds the very file the last build wrote; else link it again
-                    (previous.get(path) == sha and held.get(path) == sha) or keep(path, sha)
-                    for path, sha in unit.files
-                )
             ):
-                kept[summary.id] = unit
-                continue
+                for path, sha in unit.files:
+                    # the spare holds the very file the last build wrote; else link it again
+                    if not (
+                        (previous.get(path) == sha and held.get(path) == sha) or keep(path, sha)
+                    ):
+                        break
+                else:
+                    kept[summary.id] = unit
+                    continue
         to_render.append(summary)
     return to_render, kept
