@@ -165,10 +165,9 @@ class Helper(Generic[Result]):
     The child sees everything this process holds (without copying it), so
     what it needs is not sent; only the result is pickled back, into an
     unlinked temporary file rather than a pipe (a child with megabytes to
-    send would wait on a pipe until asked, and a thread reading it would be
-    forked into the next helper). Where fork is missing, or `worth` is
-    False, the work is done here, at once. The work must not use this
-    process's open database connections or print.
+    send would wait on a pipe until this process asked for them). Where fork
+    is missing, or `worth` is False, the work is done here, at once. The
+    work must not use this process's open database connections or print.
     """
 
     def __init__(self, work: Callable[[], Result], worth: bool = True) -> None:
@@ -177,7 +176,8 @@ class Helper(Generic[Result]):
         if not worth or not hasattr(os, "fork"):
             self.value = work()
             return
-        self.file = tempfile.TemporaryFile(prefix="errpages-helper-")  # noqa: SIM115 (closed by result or __exit__)
+        # Closed by result() or __exit__.
+        self.file = tempfile.TemporaryFile(prefix="errpages-helper-")  # noqa: SIM115
         pid = os.fork()
         if pid == 0:  # the child: run, send, and leave at once (no cleanup of the parent's)
             try:
