@@ -124,19 +124,24 @@ def list_content(content_root: Path) -> ContentFiles:
     files: list[FoundFile] = []
     diagnostics: list[Diagnostic] = []
     root = content_root.resolve()
-    pending = [(str(content_root), "")]
+    # A folder to list, its name under content/, and the folders links led to on the way there.
+    pending: list[tuple[str, str, tuple[Path, ...]]] = [(str(content_root), "", ())]
     while pending:
-        where, prefix = pending.pop()
+        where, prefix, through = pending.pop()
         try:
             entries = list(os.scandir(where))
         except OSError:
             continue
         for entry in entries:
             name = prefix + entry.name
-            if entry.is_symlink() and not linked_within(entry.path, name, root, diagnostics):
-                continue
+            into = through
+            if entry.is_symlink():
+                target = linked_within(entry.path, name, root, through, diagnostics)
+                if target is None:
+                    continue
+                into = (*through, target)
             if entry.is_dir():
-                pending.append((entry.path, name + "/"))
+                pending.append((entry.path, name + "/", into))
                 if name.startswith("errors/") and entry.name.endswith(RECORD_SUFFIXES):
                     where_shown = Position(display_path(Path(entry.path)))
                     diagnostics.append(
@@ -152,23 +157,26 @@ def list_content(content_root: Path) -> ContentFiles:
     return ContentFiles(content_root, files, diagnostics)
 
 
-def linked_within(path: str, name: str, root: Path, diagnostics: list[Diagnostic]) -> bool:
-    """May the walk follow this link? Not out of content/ from the folders read as records
-    and snippets (said so), nor to a folder that holds the link (it would never end)."""
+def linked_within(
+    path: str, name: str, root: Path, through: tuple[Path, ...], diagnostics: list[Diagnostic]
+) -> Path | None:
+    """Where a link leads, if the walk may follow it: not out of content/ from the folders read
+    as records and snippets (said so), nor back to a folder it came through (a loop: it would
+    never end)."""
     target = Path(path).resolve()
     shown = Position(display_path(Path(path)))
     if not target.is_relative_to(root):
         if (name + "/").startswith(READ_FOLDERS):
             message = "symbolic link points outside the content folder; refusing to read it"
             diagnostics.append(error(shown, "", message))
-            return False
-        return not target.is_dir()  # a file, read where it is (a folder out there: not listed)
-    if target.is_dir() and Path(path).parent.resolve().is_relative_to(target):
-        diagnostics.append(
-            error(shown, "", "symbolic link to a folder that holds it; not followed")
-        )
-        return False
-    return True
+            return None
+        return None if target.is_dir() else target  # a file is read where it is
+    if target.is_dir() and (
+        target in through or Path(path).parent.resolve().is_relative_to(target)
+    ):
+        diagnostics.append(error(shown, "", "symbolic link loops back to a folder that holds it"))
+        return None
+    return target
 
 
 class SourceLines:

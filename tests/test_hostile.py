@@ -263,7 +263,17 @@ def symlink_loop(content: Path) -> str:
     (content / "errors" / "a.yaml").write_text(valid_record())
     (content / "errors" / "deeper").mkdir()
     os.symlink(content / "errors", content / "errors" / "deeper" / "again")
-    return r"again: symbolic link to a folder that holds it; not followed"
+    return r"again: symbolic link loops back to a folder that holds it"
+
+
+def symlinks_in_a_ring(content: Path) -> str:
+    """Two folders linking to each other: a loop no single link shows."""
+    (content / "errors" / "a.yaml").write_text(valid_record())
+    (content / "errors" / "one").mkdir()
+    (content / "errors" / "two").mkdir()
+    os.symlink(content / "errors" / "two", content / "errors" / "one" / "to-two")
+    os.symlink(content / "errors" / "one", content / "errors" / "two" / "to-one")
+    return r"to-(one|two): symbolic link loops back to a folder that holds it"
 
 
 def errors_folder_linked_out(content: Path) -> str:
@@ -282,6 +292,7 @@ TREE_CASES: dict[str, Callable[[Path], str]] = {
     "symlink-out-of-content": symlink_out_of_content,
     "snippet-symlink-out": snippet_symlink_out,
     "symlink-loop": symlink_loop,
+    "symlinks-in-a-ring": symlinks_in_a_ring,
     "errors-folder-linked-out": errors_folder_linked_out,
 }
 
