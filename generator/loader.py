@@ -12,6 +12,7 @@ import json
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from operator import attrgetter
 from pathlib import Path
 from typing import NamedTuple
 
@@ -100,7 +101,6 @@ class ContentFiles:
     changes one, so it is listed once.
     """
 
-    root: Path
     files: list[FoundFile]  # names relative to the content folder
     diagnostics: list[Diagnostic]
 
@@ -108,9 +108,9 @@ class ContentFiles:
         """The files below one folder of content/ (still named from content/), and how many
         characters of their names to skip to name them from that folder."""
         prefix = folder + "/"
-        names = [found.name for found in self.files]  # in order: the folder's files are a run
-        first = bisect.bisect_left(names, prefix)
-        last = bisect.bisect_left(names, folder + chr(ord("/") + 1), first)
+        name = attrgetter("name")  # the files are in name order: the folder's are a run
+        first = bisect.bisect_left(self.files, prefix, key=name)
+        last = bisect.bisect_left(self.files, folder + chr(ord("/") + 1), first, key=name)
         return self.files[first:last], len(prefix)
 
 
@@ -154,7 +154,7 @@ def list_content(content_root: Path) -> ContentFiles:
                     continue
                 files.append(FoundFile(entry.path, name, (st.st_size, st.st_mtime_ns, st.st_ino)))
     files.sort(key=lambda found: found.name)
-    return ContentFiles(content_root, files, diagnostics)
+    return ContentFiles(files, diagnostics)
 
 
 def linked_within(

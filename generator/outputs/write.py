@@ -320,12 +320,16 @@ class Staging:
     def drop_spare(self) -> None:
         """Throw the spare away (only a folder errpages wrote: it has the site marker)."""
         if self.spare.is_dir() and not self.spare.is_symlink() and (self.spare / MARKER).is_file():
-            doomed = Path(
-                tempfile.mkdtemp(prefix=f".{self.out_dir.name}.old-", dir=self.out_dir.parent)
-            )
-            os.rmdir(doomed)
-            os.rename(self.spare, doomed)
-            remove_later(doomed)
+            self.throw_away(self.spare)
+
+    def throw_away(self, path: Path) -> None:
+        """Move a file or folder into a leftover folder of ours beside the output, deleted in the
+        background (and by the next build, should that not finish)."""
+        doomed = Path(
+            tempfile.mkdtemp(prefix=f".{self.out_dir.name}.old-", dir=self.out_dir.parent)
+        )
+        os.rename(path, doomed / path.name)
+        remove_later(doomed)
 
     def _target(self, path: str) -> Path:
         if not is_safe_site_path(path):
@@ -405,11 +409,8 @@ class Staging:
             st = target.lstat()
         except OSError:
             return
-        if st.st_nlink > 1 or st.st_size < SET_ASIDE_BYTES:
-            return
-        trash = Path(tempfile.mkdtemp(prefix=f".{self.out_dir.name}.old-", dir=self.out_dir.parent))
-        os.rename(target, trash / target.name)
-        remove_later(trash)
+        if st.st_nlink == 1 and st.st_size >= SET_ASIDE_BYTES:
+            self.throw_away(target)
 
     def read(self, path: str) -> str | None:
         try:
