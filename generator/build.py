@@ -31,6 +31,7 @@ from generator.cache import (
     compiled_templates_folder,
     folder_identity,
     load_cache,
+    spare_check,
     tree_fingerprint,
     unchanged_since,
 )
@@ -86,7 +87,13 @@ from generator.outputs.records import (
     unit_entry,
 )
 from generator.outputs.search import search_files
-from generator.outputs.write import Staging, check_collisions, check_output_folder
+from generator.outputs.write import (
+    FolderCheck,
+    Staging,
+    check_collisions,
+    check_output_folder,
+    spare_folder,
+)
 from generator.parallel import (
     FORK_WORTH,
     Background,
@@ -442,7 +449,7 @@ def stage_site_files(
     report: BuildReport,
     old_layout: Layout,
     layout: Layout,
-    indexes: Helper[list[OutputFile]] | None = None,
+    indexes: Helper[list[OutputFile] | None] | None = None,
 ) -> dict[str, str]:
     """Stage the site-wide files, the search index and the hosting files; check page links.
 
@@ -464,14 +471,15 @@ def stage_site_files(
     # clean build does, would copy much of it as it reads).
     work = partial(index_files, site, units, other_words)
     worth = len(site.records) >= FORK_WORTH and report.pages_rendered * 10 <= len(site.records)
-    with indexes or Helper(work, worth=worth) as helper:
+    with indexes or Helper[list[OutputFile] | None](work, worth=worth) as helper:
         # The dump is mostly the kernel copying the previous one: a thread does it meanwhile.
         dump = Background(stage_dump, site, staging, units, other_shards, old_layout, layout)
         try:
             hosting, problems = hosting_files(site, env)
             report.diagnostics += problems
             stage_checked([*plan.site_files, *hosting], plan, staging, report, written)
-            stage_checked(helper.result(), plan, staging, report, written)
+            made = helper.result()  # None: an early child found a record it could not index
+            stage_checked(work() if made is None else made, plan, staging, report, written)
         except TemplateError as exc:
             report.diagnostics.append(template_diagnostic(exc, theme_dir))
         finally:
@@ -562,7 +570,7 @@ def check_cache_folder(cache_dir: Path) -> list[Diagnostic]:
 
 def early_indexes(
     site: Site, cache: BuildCache, options: BuildOptions
-) -> AbstractContextManager[Helper[list[OutputFile]] | None]:
+) -> AbstractContextManager[Helper[list[OutputFile] | None] | None]:
     """Start making the indexes over every error in a child now, when nothing this build is
     about to render can change them.
 
@@ -570,29 +578,35 @@ def early_indexes(
     record alone: an unchanged record's come from its cached unit, a record
     validated by this build has them worked out by the child itself. So the
     child runs beside planning, rendering and staging instead of after them.
-    Worth it at thousands of errors when few changed; not in a sharded build.
+    Worth it at thousands of errors when few changed (and nearly all have a
+    unit: not after new settings); not in a sharded build.
     """
-    records, units, fresh = site.records, cache.units, cache.fresh
-    if options.shard != (1, 1) or len(records) < FORK_WORTH or len(fresh) * 10 > len(records):
+    records, fresh = site.records, cache.fresh
+    if (
+        options.shard != (1, 1)
+        or len(records) < FORK_WORTH
+        or len(fresh) * 10 > len(records)
+        or len(cache.units) + len(fresh) < len(records)
+    ):
         return nullcontext()
+    return Helper(partial(index_files_reading, site, cache))
+
+
+def index_files_reading(site: Site, cache: BuildCache) -> list[OutputFile] | None:
+    """The indexes from the kept units and from the records read afresh; None when a record
+    is neither (it is rendered again for another reason: the indexes are made later)."""
     kept: dict[str, UnitEntry] = {}
-    changed: dict[str, Record] = {}
-    for summary in records:
+    words: dict[str, str] = {}
+    units, fresh, versions = cache.units, cache.fresh, cache.versions()
+    for summary in site.records:
         unit = units.get(summary.id)
-        if unit is not None and unit.version == cache.version(summary.file):
+        if unit is not None and unit.version == versions[summary.file]:
             kept[summary.id] = unit
         elif summary.file in fresh:
-            changed[summary.id] = fresh[summary.file]
-        else:  # rendered again for another reason (new settings, say): made later, inline
-            return nullcontext()
-    return Helper(partial(index_files_reading, site, kept, changed))
-
-
-def index_files_reading(
-    site: Site, kept: dict[str, UnitEntry], changed: dict[str, Record]
-) -> list[OutputFile]:
-    """The indexes from the kept units, and from these records read afresh."""
-    return index_files(site, kept, {i: record_words(record) for i, record in changed.items()})
+            words[summary.id] = record_words(fresh[summary.file])
+        else:
+            return None
+    return index_files(site, kept, words)
 
 
 def index_files(
@@ -674,15 +688,34 @@ class BuildState:
 
 def load_and_write(state: BuildState, pool: WorkerPool, report: BuildReport) -> BuildReport:
     """The pipeline proper: load, validate, link, plan, render, write, remember."""
-    cache = load_cache(state.cache_path, state.code)
-    try:
-        return build_with_cache(state, cache, pool, report)
-    finally:
-        cache.close()
+    with early_spare_check(state) as spare_folders:
+        cache = load_cache(state.cache_path, state.code)
+        try:
+            return build_with_cache(state, cache, pool, report, spare_folders)
+        finally:
+            cache.close()
+
+
+SpareCheck = Helper[tuple[str, FolderCheck] | None]
+
+
+def early_spare_check(state: BuildState) -> AbstractContextManager[SpareCheck | None]:
+    """Start looking at the spare's folders (their mtimes show files changed by hand while
+    it was the live site) in a child, beside loading the cache: ten thousand stat calls."""
+    if state.cache_path is None or state.out_dir is None or not state.cache_path.is_file():
+        return nullcontext()
+    spare = spare_folder(state.out_dir.absolute())
+    if not spare.is_dir():
+        return nullcontext()
+    return Helper(partial(spare_check, state.cache_path, spare))
 
 
 def build_with_cache(
-    state: BuildState, cache: BuildCache, pool: WorkerPool, report: BuildReport
+    state: BuildState,
+    cache: BuildCache,
+    pool: WorkerPool,
+    report: BuildReport,
+    spare_folders: SpareCheck | None = None,
 ) -> BuildReport:
     """Load the site (reusing what the cache holds), render what changed, swap, save."""
     options, out_dir = state.options, state.out_dir
@@ -711,7 +744,7 @@ def build_with_cache(
     if cache.shared_key != shared_key:
         cache.shared_key, cache.units, cache.pages = shared_key, {}, {}
     with early_indexes(site, cache, options) as indexes:
-        return write_site(state, cache, site, theme_dir, indexes, pool, report)
+        return write_site(state, cache, site, theme_dir, indexes, pool, report, spare_folders)
 
 
 def write_site(
@@ -719,9 +752,10 @@ def write_site(
     cache: BuildCache,
     site: Site,
     theme_dir: Path,
-    indexes: Helper[list[OutputFile]] | None,
+    indexes: Helper[list[OutputFile] | None] | None,
     pool: WorkerPool,
     report: BuildReport,
+    spare_folders: SpareCheck | None = None,
 ) -> BuildReport:
     """Plan, render what changed, stage the site-wide files, swap, save the cache."""
     options, out_dir = state.options, state.out_dir
@@ -741,11 +775,14 @@ def write_site(
     # The dump's lines are where they were only while it is the very file written.
     intact = previous and cache.dump_stat is not None and cache.dump_stat == dump_stat(out_dir)
     old_layout = cache.dump_layout if intact else {}
+    spare = cache.spare if previous else None
+    found = spare_folders.result() if spare_folders is not None and spare is not None else None
     staging = Staging(
         out_dir,
         previous,
-        cache.spare if previous else None,
+        spare,
         cache.live_folders if previous else None,
+        found[1] if found is not None and spare is not None and found[0] == spare.token else None,
     )
     try:
         with timed(report, "render"):

@@ -44,7 +44,7 @@ from generator.loader import FoundFile, SnippetFiles, StatKey
 from generator.model import DriftNote, Record, RecordSummary
 from generator.outputs.hosting import DumpStat, Layout
 from generator.outputs.pages import Rendered
-from generator.outputs.write import MARKER, FolderTimes, Spare
+from generator.outputs.write import MARKER, FolderCheck, FolderTimes, Spare, check_folders
 
 CACHE_FORMAT = 8
 GENERATOR_DIR = Path(__file__).resolve().parent
@@ -423,6 +423,21 @@ def load_cache(path: Path | None, code: str) -> BuildCache:
     cache.records = {name: entry for name, (entry, _) in rows.items()}
     cache.units = {entry.summary.id: unit for entry, unit in rows.values() if unit is not None}
     return cache
+
+
+def spare_check(path: Path, spare: Path) -> tuple[str, FolderCheck] | None:
+    """A look at the spare's folders' times, against those the head recorded, with the token
+    of the spare they were recorded for. Run in a helper process while the build loads the
+    cache: it reads the head again itself rather than wait for it."""
+    try:
+        with open(path.with_suffix(".pickle"), "rb") as stream:
+            version, _, _, record = pickle.load(stream)
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError, TypeError):
+        return None
+    if version != CACHE_FORMAT or record is None:
+        return None
+    token, _, folders = record
+    return token, check_folders(spare, folders)
 
 
 def folder_identity(path: Path) -> tuple[int, int, int] | None:

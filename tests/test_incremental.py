@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
+from contextlib import nullcontext
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from benchmarks.corpus import write_corpus
+from generator import build as build_module
 from generator import cache as cache_module
 from generator.build import build
+from generator.parallel import Helper
 from tests.conftest import REPO_ROOT, leftovers
 
 
@@ -166,13 +170,31 @@ def test_builds_in_a_row_edit_the_spare_and_match_clean_builds(
         assert (spare / ".errpages-spare").is_file()
 
 
+@pytest.mark.parametrize("looked", ["by a helper", "here"])
 @pytest.mark.parametrize("change", ["file", "deep file", "folder", "deleted", "replaced"])
 def test_the_output_changed_by_hand_is_put_right_within_two_builds(
-    project: tuple[Path, Path, Path], tmp_path: Path, change: str
+    project: tuple[Path, Path, Path],
+    tmp_path: Path,
+    change: str,
+    looked: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A site changed by hand becomes the spare; the build that stages into it finds the change
-    (by its folders' mtimes, without listing every folder) and undoes it."""
+    (by its folders' mtimes, without listing every folder) and undoes it. The folders' times
+    are taken by a helper process while the cache loads, or here when there is none."""
     content, out, cache = project
+    from generator.outputs import write
+
+    checked_here = []
+
+    def check_folders(*args: Any) -> write.FolderCheck:
+        checked_here.append(args)
+        return real_check(*args)
+
+    real_check = write.check_folders
+    monkeypatch.setattr(write, "check_folders", check_folders)
+    if looked == "here":
+        monkeypatch.setattr("generator.build.early_spare_check", lambda state: nullcontext())
     incremental(content, out, cache)
     page = sorted(out.glob("errors/*/index.html"))[0]
     if change == "file":
@@ -191,6 +213,7 @@ def test_the_output_changed_by_hand_is_put_right_within_two_builds(
         edit_record(content, 2, "is checked", f"is checked {word}")
         incremental(content, out, cache)
         assert snapshot(out) == clean(content, tmp_path), change
+    assert bool(checked_here) == (looked == "here")
 
 
 @pytest.mark.parametrize("damage", ["file", "token", "half-written"])
@@ -318,6 +341,51 @@ def test_the_indexes_made_in_a_helper_process_are_the_same(
         incremental(content, out, cache)
         monkeypatch.undo()  # the clean build makes them inline
         assert snapshot(out) == clean(content, tmp_path)
+
+
+def test_indexes_started_early_give_way_when_a_record_has_no_unit(
+    project: tuple[Path, Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The child that starts the indexes early knows an error's entries from its cached unit or
+    its record read again; for one with neither (its unit lost), the indexes are made later."""
+    content, out, cache = project
+    incremental(content, out, cache)
+    database = next(cache.glob("*.sqlite"))
+    with sqlite3.connect(database) as db:
+        name, meta = db.execute("SELECT file, meta FROM entries ORDER BY file LIMIT 1").fetchone()
+        entry, _ = cache_module.decode_row(meta)
+        db.execute(
+            "UPDATE entries SET meta = ? WHERE file = ?",
+            (cache_module.encode_row((entry, None)), name),
+        )
+    db.close()
+    edit_record(content, 30, "is checked", "is checked meanwhile")
+    started, made_here = [], []
+    real_early, real_index_files = build_module.early_indexes, build_module.index_files
+
+    def early_indexes(*args: Any) -> Any:
+        started.append(real_early(*args))
+        return started[-1]
+
+    def index_files(*args: Any) -> Any:
+        made_here.append(True)  # (the child's calls are not seen here)
+        return real_index_files(*args)
+
+    monkeypatch.setattr(build_module, "FORK_WORTH", 1)
+    monkeypatch.setattr(build_module, "early_indexes", early_indexes)
+    monkeypatch.setattr(build_module, "index_files", index_files)
+    report = build(content, out, cache_dir=cache, jobs=2)
+    assert report.written and report.pages_rendered == 2  # the edited one, the one without unit
+    assert isinstance(started[0], Helper) and made_here, "not started early, then made here"
+    monkeypatch.undo()
+    assert snapshot(out) == clean(content, tmp_path)
+    # What the child found: a record that is neither kept nor read again.
+    assert report.site is not None
+    loaded = cache_module.load_cache(database, cache_module.code_version())
+    assert build_module.index_files_reading(report.site, loaded) is not None
+    loaded.units.pop(report.site.records[0].id)
+    assert build_module.index_files_reading(report.site, loaded) is None
+    loaded.close()
 
 
 def test_a_helper_process_reports_what_went_wrong() -> None:

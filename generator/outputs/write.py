@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
 from generator.diagnostics import Diagnostic, Position, error
 
@@ -137,6 +137,39 @@ class Spare:
     folders: FolderTimes
 
 
+class FolderCheck(NamedTuple):
+    """The spare's folders now, against the times recorded when the build before left them."""
+
+    found: FolderTimes  # (mtime, racy) now, where that is not what was recorded
+    gone: frozenset[str]
+    moved: frozenset[str]  # mtime not as recorded, or gone: someone else wrote there
+    racy: frozenset[str]  # recorded as racy: a change within the same clock tick would not show
+
+
+def check_folders(root: Path, recorded: FolderTimes) -> FolderCheck:
+    """Take every recorded folder's mtime (ten thousand stat calls at ten thousand errors,
+    so a build does it in a helper process, beside loading the cache)."""
+    clock = time.time_ns()
+    prefix = f"{root}/"
+    found: FolderTimes = {}
+    gone, moved, racy = set(), set(), set()
+    for folder, (mtime, was_racy) in recorded.items():
+        try:
+            now = os.stat(prefix + folder).st_mtime_ns
+        except OSError:
+            gone.add(folder)
+            moved.add(folder)
+            continue
+        state = (now, clock - now < RACY_NS)
+        if state != (mtime, was_racy):
+            found[folder] = state
+        if now != mtime:
+            moved.add(folder)
+        elif was_racy:
+            racy.add(folder)
+    return FolderCheck(found, frozenset(gone), frozenset(moved), frozenset(racy))
+
+
 def spare_folder(out_dir: Path) -> Path:
     """The previous site, kept beside the output so the next build edits it instead of copying."""
     return out_dir.parent / f".{out_dir.name}.spare"
@@ -202,6 +235,7 @@ class Staging:
         previous: dict[str, str],
         spare: Spare | None = None,
         live_folders: FolderTimes | None = None,
+        folder_check: FolderCheck | None = None,
     ) -> None:
         self.out_dir = out_dir.absolute()
         self.out_dir.parent.mkdir(parents=True, exist_ok=True)
@@ -226,7 +260,7 @@ class Staging:
             (self.root / SPARE_MARKER).unlink()  # from here on it is being changed
             self.touched.add("")
             self.holds = dict(spare.outputs)
-            self.tidy(spare.folders)
+            self.tidy(spare.folders, folder_check)
             return
         self.drop_spare()
         self.root = Path(
@@ -235,34 +269,27 @@ class Staging:
         os.chmod(self.root, 0o755)
         (self.root / MARKER).write_bytes(MARKER_TEXT)
 
-    def tidy(self, recorded: FolderTimes) -> None:
+    def tidy(self, recorded: FolderTimes, check: FolderCheck | None = None) -> None:
         """Make the spare hold exactly `holds`: look inside every folder whose mtime moved.
 
         Anything there that is not ours is removed; a file of ours that is
         missing is forgotten, so it is linked or written again. With no
-        recorded times, every folder is looked inside.
+        recorded times, every folder is looked inside. `check`: what a look at
+        the recorded folders' times found (made beside the cache's loading).
         """
         # What the spare should have: the folders its times were taken of, when they were.
         folders = set(recorded) if recorded else site_folders(self.holds)
-        self.made = set(folders)  # what it has: less any found missing, below
-        look = set(folders) if not recorded else {""}
-        changed = set(look)  # folders someone else wrote into: our files there are checked too
-        clock = time.time_ns()
-        root = f"{self.root}/"
-        for folder, (mtime, racy) in recorded.items():
-            try:
-                now = os.stat(root + folder).st_mtime_ns
-            except OSError:
-                self.made.discard(folder)  # gone: made again if a file goes there
-                look.add(folder)
-                changed.add(folder)
-                continue
-            self.found[folder] = (now, clock - now < RACY_NS)
-            if now != mtime:
-                look.add(folder)
-                changed.add(folder)
-            elif racy:
-                look.add(folder)
+        if recorded:
+            check = check or check_folders(self.root, recorded)
+            self.found = recorded | check.found
+            for folder in check.gone:
+                del self.found[folder]
+            look = {""} | check.moved | check.racy
+            changed = {""} | check.moved  # someone else wrote there: our files are checked too
+        else:
+            check = FolderCheck({}, frozenset(), frozenset(), frozenset())
+            look, changed = set(folders), set(folders)
+        self.made = folders - check.gone  # a folder gone is made again if a file goes there
         inside: dict[str, set[str]] = {folder: set() for folder in look}
         for path in self.holds:
             folder, _, name = path.rpartition("/")
