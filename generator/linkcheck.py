@@ -18,11 +18,35 @@ from urllib.parse import unquote, urlsplit
 from generator.diagnostics import Diagnostic, Position, error
 
 # Our templates write every attribute in double quotes, with its value escaped.
-LINK_RE = re.compile(r'\s(?:href|src|action)="([^"]*)"')
-ANCHOR_LINK_RE = re.compile(r'\s(?:href|src|action)="([^"#]*#[^"]*)"')  # those with a #fragment
+LINK_ATTRIBUTES = ('href="', 'src="', 'action="')
 BASE_RE = re.compile(r'<base\s[^>]*href="([^"]*)"')
 
 CrossLink = tuple[str, str, str, str]  # (page, target page, fragment, url as written)
+
+
+def link_attributes(text: str) -> list[tuple[int, int, str]]:
+    """Every href, src and action attribute after white space: (start, end, value as written),
+    in order, none overlapping another: what the pattern `\\s(?:href|src|action)="([^"]*)"`
+    finds, in a third of its time (three plain searches, not the pattern tried at every
+    character of pages of up to hundreds of kilobytes)."""
+    candidates = []
+    for name in LINK_ATTRIBUTES:
+        at = text.find(name)
+        while at != -1:
+            if at and text[at - 1].isspace():
+                end = text.find('"', at + len(name))
+                if end == -1:
+                    break  # nor does any later one close
+                candidates.append((at - 1, end + 1, text[at + len(name) : end]))
+            at = text.find(name, at + 1)
+    candidates.sort()
+    found = []
+    reached = 0
+    for candidate in candidates:
+        if candidate[0] >= reached:  # (one inside another's value is not an attribute)
+            found.append(candidate)
+            reached = candidate[1]
+    return found
 
 
 def page_ids(text: str) -> set[str]:
@@ -100,23 +124,33 @@ def check_page(
     own_ids: set[str] | None = None
     # What links are relative to: a root-relative <base> (the 404 page) stands for the root.
     relative_to = "" if base.startswith("/") else posixpath.dirname(page)
-    for match in (ANCHOR_LINK_RE if anchors_only else LINK_RE).finditer(text):
-        if base_match and match.start() < base_match.end() and match.end() > base_match.start():
+    page_planned = page in planned
+    for start, end, written in link_attributes(text):
+        if anchors_only and "#" not in written:
+            continue
+        if base_match and start < base_match.end() and end > base_match.start():
             continue  # the <base href> itself
-        url = html.unescape(match.group(1)) if "&" in match.group(1) else match.group(1)
-        external, path, fragment = split_url(url)
+        url = html.unescape(written) if "&" in written else written
+        if url[:1] == "#" and "%" not in url:  # most links of an error page: its own lines
+            external, path, fragment = False, "", url[1:]
+        else:
+            external, path, fragment = split_url(url)
         if external:
             continue
-        target = _resolve_from(relative_to, path) if path else page
-        if target is None or target not in planned:
-            position, on = where(page, origin, text, match.start())
+        if path:
+            target = _resolve_from(relative_to, path)
+            known = target is not None and target in planned
+        else:
+            target, known = page, page_planned
+        if target is None or not known:
+            position, on = where(page, origin, text, start)
             folder = target is not None and f"{target}/index.html" in planned
             kind = "a folder (links must name index.html)" if folder else "no file"
             diagnostics.append(error(position, "link", f"broken link {url!r}{on}: {kind}"))
         elif fragment and target == page:
             own_ids = page_ids(text) if own_ids is None else own_ids
             if fragment not in own_ids:
-                position, on = where(page, origin, text, match.start())
+                position, on = where(page, origin, text, start)
                 message = f"broken link {url!r}{on}: no anchor #{fragment} in {target}"
                 diagnostics.append(error(position, "link", message))
         elif fragment and target.endswith(".html"):

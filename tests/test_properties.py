@@ -194,3 +194,17 @@ def test_feed_escaping_is_what_xml_sax_saxutils_gives(text: str) -> None:
 
     assert escape(text) == stdlib_escape(text)
     assert quoteattr(text) == stdlib_quoteattr(text)
+
+
+LINK_PATTERN = re.compile(r'\s(?:href|src|action)="([^"]*)"')
+pieces = st.sampled_from(['href="', 'src="', 'action="', '"', " ", "\n", "\u00a0", "x", "#", "="])
+
+
+@given(st.lists(pieces, max_size=40).map("".join))
+def test_link_attributes_are_what_the_pattern_finds(text: str) -> None:
+    """The link checker's plain searches find what the regular expression finds, overlaps and
+    all (an attribute value ending in ` src=` is not a src attribute)."""
+    from generator.linkcheck import link_attributes
+
+    expected = [(m.start(), m.end(), m.group(1)) for m in LINK_PATTERN.finditer(text)]
+    assert link_attributes(text) == expected
