@@ -450,15 +450,17 @@ def stage_site_files(
     old_layout: Layout,
     layout: Layout,
     indexes: Helper[list[OutputFile] | None] | None = None,
+    memo: PageMemo | None = None,
 ) -> dict[str, str]:
     """Stage the site-wide files, the search index and the hosting files; check page links.
 
     `layout` is filled with where each error's line went in api/errors.ndjson. `indexes`:
-    the indexes over every error, when a child started making them early.
+    the indexes over every error, when a child started making them early. `memo`: what the
+    site-wide pages were made from, to remember their links in.
     """
     written: dict[str, str] = {}
     if not plan.global_shard:
-        stage_checked(plan.site_files, plan, staging, report, written)
+        stage_checked(plan.site_files, plan, staging, report, written, memo)
         return written
     other_shards, other_words = {}, {}
     for record in site.records:
@@ -477,7 +479,7 @@ def stage_site_files(
         try:
             hosting, problems = hosting_files(site, env)
             report.diagnostics += problems
-            stage_checked([*plan.site_files, *hosting], plan, staging, report, written)
+            stage_checked([*plan.site_files, *hosting], plan, staging, report, written, memo)
             made = helper.result()  # None: an early child found a record it could not index
             stage_checked(work() if made is None else made, plan, staging, report, written)
         except TemplateError as exc:
@@ -493,17 +495,28 @@ def stage_checked(
     staging: Staging,
     report: BuildReport,
     written: dict[str, str],
+    memo: PageMemo | None = None,
 ) -> None:
-    """Check each page's links, stage each file, note what was written."""
+    """Check each page's links, stage each file, note what was written.
+
+    A page carried over unchanged has only its links to other pages' anchors
+    checked again: those the memo kept, or else the page is read through.
+    """
     for file in files:
         if file.path.endswith(".html"):
-            text = file.content.decode()
-            problems, cross = check_page(
-                file.path, text, file.origin, plan.paths, anchors_only=file.unchanged
+            cross = file.cross_links if file.unchanged else None
+            if cross is None:
+                text = file.content.decode()
+                problems, found = check_page(
+                    file.path, text, file.origin, plan.paths, anchors_only=file.unchanged
+                )
+                report.diagnostics += problems
+                cross = tuple(found)
+                if memo is not None:
+                    memo.links_checked(file.path, cross)
+            report.diagnostics += check_cross_links(
+                [(link, file.origin) for link in cross], staging.read
             )
-            report.diagnostics += problems
-            for link in cross:
-                report.diagnostics += check_cross_links([(link, file.origin)], staging.read)
         written[file.path] = staging.put(file.path, file.content, file.sha)
 
 
@@ -798,7 +811,17 @@ def write_site(
                 options.progress,
             )
             written = stage_site_files(
-                site, theme_dir, env, plan, staging, units, report, old_layout, layout, indexes
+                site,
+                theme_dir,
+                env,
+                plan,
+                staging,
+                units,
+                report,
+                old_layout,
+                layout,
+                indexes,
+                memo,
             )
         with timed(report, "linkcheck"):
             cross = [

@@ -46,7 +46,7 @@ from generator.outputs.hosting import DumpStat, Layout
 from generator.outputs.pages import Rendered
 from generator.outputs.write import MARKER, FolderCheck, FolderTimes, Spare, check_folders
 
-CACHE_FORMAT = 8
+CACHE_FORMAT = 9
 GENERATOR_DIR = Path(__file__).resolve().parent
 
 # What a record was read from: its file, the file's stats and its snippet file's stats.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import sqlite3
 from contextlib import nullcontext
@@ -454,6 +455,30 @@ def test_a_cache_that_cannot_be_saved_still_gives_the_site(
     assert report.written and report.cache_problem is None
     assert report.pages_rendered == 60  # the rows and the head disagreed: built from scratch
     assert snapshot(out) == clean(content, tmp_path)
+
+
+def test_a_page_carried_over_still_has_its_links_to_anchors_checked(
+    project: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    """A site-wide page made from the same inputs is not read through again, but its links to
+    another page's anchor are checked again: that page can have lost the anchor."""
+    content, out, cache = project
+    record = sorted((content / "errors").rglob("*.yaml"))[5]
+    error_id = re.search(r'^id: "([0-9a-f]{16})"', record.read_text(), re.M)[1]  # type: ignore[index]
+    search = tmp_path / "mytheme" / "templates" / "search.html"
+    link = f'<a href="../errors/{error_id}/index.html#when">when it happens</a>'
+    search.write_text(search.read_text().replace("{% block main %}", "{% block main %}" + link))
+    incremental(content, out, cache)
+    edit_record(content, 12, "is checked", "is checked first")
+    incremental(content, out, cache)  # the search page carried over, its links remembered
+    before = snapshot(out)
+    record.write_text(re.sub(r"\nwhen:\n(  .*\n)+", "\n", record.read_text()))
+    report = build(content, out, cache_dir=cache, jobs=2)
+    assert not report.written
+    assert any(
+        f"no anchor #when in errors/{error_id}/index.html" in d.message for d in report.diagnostics
+    ), [d.format() for d in report.diagnostics]
+    assert snapshot(out) == before
 
 
 def test_the_home_page_and_feed_are_made_again_only_when_what_they_show_changes(

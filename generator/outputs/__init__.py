@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from generator.linkcheck import CrossLink
+
 
 @dataclass(frozen=True)
 class OutputFile:
@@ -16,3 +18,6 @@ class OutputFile:
     # pages made from those inputs too): only its links to anchors need checking again.
     unchanged: bool = False
     sha: str | None = None  # its sha256, when already known
+    # Of an unchanged page, when known: its links to other pages' anchors, the only ones that
+    # can have broken since (the page is then not read through again).
+    cross_links: tuple[CrossLink, ...] | None = None

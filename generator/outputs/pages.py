@@ -23,6 +23,7 @@ from typing import Any
 from jinja2 import Environment
 
 from generator import urls
+from generator.linkcheck import CrossLink
 from generator.model import RecordSummary, Site
 from generator.outputs import OutputFile
 from generator.outputs.hosting import feed_updated, feed_xml
@@ -35,7 +36,9 @@ from generator.render import (
     search_page_context,
 )
 
-Rendered = tuple[tuple[Any, ...], str]  # inputs (the template first, for a page), sha256
+# Inputs (the template first, for a page), sha256, and the page's links to other pages'
+# anchors (None until its links were checked).
+Rendered = tuple[tuple[Any, ...], str, tuple[CrossLink, ...] | None]
 
 
 @dataclass
@@ -84,11 +87,19 @@ class PageMemo:
             page = self.read(path)
             if page is not None and hashlib.sha256(page).hexdigest() == earlier[1]:
                 self.current[path] = earlier
-                return OutputFile(path, page, origin, unchanged=True, sha=earlier[1])
+                return OutputFile(
+                    path, page, origin, unchanged=True, sha=earlier[1], cross_links=earlier[2]
+                )
         page = make()
         sha = hashlib.sha256(page).hexdigest()
-        self.current[path] = (inputs, sha)
+        self.current[path] = (inputs, sha, None)
         return OutputFile(path, page, origin, sha=sha)
+
+    def links_checked(self, path: str, cross_links: tuple[CrossLink, ...]) -> None:
+        """Remember a page's links to other pages' anchors, found as its links were checked."""
+        made = self.current.get(path)
+        if made is not None:
+            self.current[path] = (made[0], made[1], cross_links)
 
 
 def page_files(site: Site, env: Environment, memo: PageMemo | None = None) -> list[OutputFile]:
