@@ -449,13 +449,13 @@ def stage_site_files(
     report: BuildReport,
     old_layout: Layout,
     layout: Layout,
-    indexes: Helper[list[OutputFile] | None] | None = None,
+    search_index: Helper[list[OutputFile] | None] | None = None,
     memo: PageMemo | None = None,
 ) -> dict[str, str]:
     """Stage the site-wide files, the search index and the hosting files; check page links.
 
-    `layout` is filled with where each error's line went in api/errors.ndjson. `indexes`:
-    the indexes over every error, when a child started making them early. `memo`: what the
+    `layout` is filled with where each error's line went in api/errors.ndjson. `search_index`:
+    the search index, when a child started making it early. `memo`: what the
     site-wide pages were made from, to remember their links in.
     """
     written: dict[str, str] = {}
@@ -468,18 +468,19 @@ def stage_site_files(
             other_shards[record.id], other_words[record.id] = record_extras(
                 site, site.record(record)
             )
-    # The indexes over every error are made in a child, beside the rest, when there are many
-    # errors and few were rendered (a child of a process holding every full record, as a
-    # clean build does, would copy much of it as it reads).
-    work = partial(index_files, site, units, other_words)
+    # The search index is made in a child, beside the rest, when there are many errors and
+    # few were rendered (a child of a process holding every full record, as a clean build
+    # does, would copy much of it as it reads).
+    work = partial(search_index_files, site, units, other_words)
     worth = len(site.records) >= FORK_WORTH and report.pages_rendered * 10 <= len(site.records)
-    with indexes or Helper[list[OutputFile] | None](work, worth=worth) as helper:
+    with search_index or Helper[list[OutputFile] | None](work, worth=worth) as helper:
         # The dump is mostly the kernel copying the previous one: a thread does it meanwhile.
         dump = Background(stage_dump, site, staging, units, other_shards, old_layout, layout)
         try:
             hosting, problems = hosting_files(site, env)
             report.diagnostics += problems
             stage_checked([*plan.site_files, *hosting], plan, staging, report, written, memo)
+            stage_checked(listing_files(site, units), plan, staging, report, written)
             made = helper.result()  # None: an early child found a record it could not index
             stage_checked(work() if made is None else made, plan, staging, report, written)
         except TemplateError as exc:
@@ -581,16 +582,17 @@ def check_cache_folder(cache_dir: Path) -> list[Diagnostic]:
     return []
 
 
-def early_indexes(
+def early_search_index(
     site: Site, cache: BuildCache, options: BuildOptions
 ) -> AbstractContextManager[Helper[list[OutputFile] | None] | None]:
-    """Start making the indexes over every error in a child now, when nothing this build is
-    about to render can change them.
+    """Start making the search index in a child now, when nothing this build is about to
+    render can change it.
 
-    An error's entries in them (its meaning words, its summary) depend on its
-    record alone: an unchanged record's come from its cached unit, a record
-    validated by this build has them worked out by the child itself. So the
-    child runs beside planning, rendering and staging instead of after them.
+    An error's entry in it (its meaning words) depends on its record alone:
+    an unchanged record's come from its cached unit, a record validated by
+    this build has them worked out by the child itself. So the child runs
+    beside planning, rendering and staging instead of after them (it is the
+    largest of the indexes over every error; the others are made here).
     Worth it at thousands of errors when few changed (and nearly all have a
     unit: not after new settings); not in a sharded build.
     """
@@ -602,12 +604,12 @@ def early_indexes(
         or len(cache.units) + len(fresh) < len(records)
     ):
         return nullcontext()
-    return Helper(partial(index_files_reading, site, cache))
+    return Helper(partial(search_index_reading, site, cache))
 
 
-def index_files_reading(site: Site, cache: BuildCache) -> list[OutputFile] | None:
-    """The indexes from the kept units and from the records read afresh; None when a record
-    is neither (it is rendered again for another reason: the indexes are made later)."""
+def search_index_reading(site: Site, cache: BuildCache) -> list[OutputFile] | None:
+    """The search index from the kept units and from the records read afresh; None when a
+    record is neither (it is rendered again for another reason: the index is made later)."""
     kept: dict[str, UnitEntry] = {}
     words: dict[str, str] = {}
     units, fresh, versions = cache.units, cache.fresh, cache.versions()
@@ -619,19 +621,26 @@ def index_files_reading(site: Site, cache: BuildCache) -> list[OutputFile] | Non
             words[summary.id] = record_words(fresh[summary.file])
         else:
             return None
-    return index_files(site, kept, words)
+    return search_index_files(site, kept, words)
 
 
-def index_files(
+def search_index_files(
     site: Site, units: dict[str, UnitEntry], other_words: dict[str, str]
 ) -> list[OutputFile]:
-    """The files that index every error: the search index, the errors index, the sitemap."""
+    """The search index, from every error's meaning words (hashed here: in a helper
+    process, beside the rest of the build)."""
     words = {record_id: unit.meaning_words for record_id, unit in units.items()} | other_words
+    return [
+        replace(file, sha=hashlib.sha256(file.content).hexdigest())
+        for file in search_files(site, words)
+    ]
+
+
+def listing_files(site: Site, units: dict[str, UnitEntry]) -> list[OutputFile]:
+    """The errors index and the sitemap, from every error's summary."""
     entries = {record_id: unit.index_entry for record_id, unit in units.items()}
     index = errors_index(site, lambda s: entries.get(s.id) or index_entry(s, site.config))
-    files = [*search_files(site, words), index, *sitemap_files(site)]
-    # Hashed here: in a helper process, beside the rest of the build.
-    return [replace(file, sha=hashlib.sha256(file.content).hexdigest()) for file in files]
+    return [index, *sitemap_files(site)]
 
 
 def build(
@@ -756,8 +765,8 @@ def build_with_cache(
     shared_key = f"{state.code}\n{site.config!r}\n{theme_folders_fingerprint(theme_dir)}"
     if cache.shared_key != shared_key:
         cache.shared_key, cache.units, cache.pages = shared_key, {}, {}
-    with early_indexes(site, cache, options) as indexes:
-        return write_site(state, cache, site, theme_dir, indexes, pool, report, spare_folders)
+    with early_search_index(site, cache, options) as search_index:
+        return write_site(state, cache, site, theme_dir, search_index, pool, report, spare_folders)
 
 
 def write_site(
@@ -765,7 +774,7 @@ def write_site(
     cache: BuildCache,
     site: Site,
     theme_dir: Path,
-    indexes: Helper[list[OutputFile] | None] | None,
+    search_index: Helper[list[OutputFile] | None] | None,
     pool: WorkerPool,
     report: BuildReport,
     spare_folders: SpareCheck | None = None,
@@ -820,7 +829,7 @@ def write_site(
                 report,
                 old_layout,
                 layout,
-                indexes,
+                search_index,
                 memo,
             )
         with timed(report, "linkcheck"):

@@ -344,11 +344,11 @@ def test_the_indexes_made_in_a_helper_process_are_the_same(
         assert snapshot(out) == clean(content, tmp_path)
 
 
-def test_indexes_started_early_give_way_when_a_record_has_no_unit(
+def test_a_search_index_started_early_gives_way_when_a_record_has_no_unit(
     project: tuple[Path, Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The child that starts the indexes early knows an error's entries from its cached unit or
-    its record read again; for one with neither (its unit lost), the indexes are made later."""
+    """The child that starts the search index early knows an error's words from its cached unit
+    or its record read again; for one with neither (its unit lost), the index is made later."""
     content, out, cache = project
     incremental(content, out, cache)
     database = next(cache.glob("*.sqlite"))
@@ -362,9 +362,9 @@ def test_indexes_started_early_give_way_when_a_record_has_no_unit(
     db.close()
     edit_record(content, 30, "is checked", "is checked meanwhile")
     started, made_here = [], []
-    real_early, real_index_files = build_module.early_indexes, build_module.index_files
+    real_early, real_index_files = build_module.early_search_index, build_module.search_index_files
 
-    def early_indexes(*args: Any) -> Any:
+    def early_search_index(*args: Any) -> Any:
         started.append(real_early(*args))
         return started[-1]
 
@@ -373,8 +373,8 @@ def test_indexes_started_early_give_way_when_a_record_has_no_unit(
         return real_index_files(*args)
 
     monkeypatch.setattr(build_module, "FORK_WORTH", 1)
-    monkeypatch.setattr(build_module, "early_indexes", early_indexes)
-    monkeypatch.setattr(build_module, "index_files", index_files)
+    monkeypatch.setattr(build_module, "early_search_index", early_search_index)
+    monkeypatch.setattr(build_module, "search_index_files", index_files)
     report = build(content, out, cache_dir=cache, jobs=2)
     assert report.written and report.pages_rendered == 2  # the edited one, the one without unit
     assert isinstance(started[0], Helper) and made_here, "not started early, then made here"
@@ -383,9 +383,9 @@ def test_indexes_started_early_give_way_when_a_record_has_no_unit(
     # What the child found: a record that is neither kept nor read again.
     assert report.site is not None
     loaded = cache_module.load_cache(database, cache_module.code_version())
-    assert build_module.index_files_reading(report.site, loaded) is not None
+    assert build_module.search_index_reading(report.site, loaded) is not None
     loaded.units.pop(report.site.records[0].id)
-    assert build_module.index_files_reading(report.site, loaded) is None
+    assert build_module.search_index_reading(report.site, loaded) is None
     loaded.close()
 
 
