@@ -73,7 +73,7 @@ from generator.outputs.hosting import (
     hosting_files,
     ndjson_plan,
     redirect_files,
-    sitemap_files,
+    sitemap_xml,
     source_date,
     write_ndjson,
 )
@@ -480,7 +480,7 @@ def stage_site_files(
             hosting, problems = hosting_files(site, env)
             report.diagnostics += problems
             stage_checked([*plan.site_files, *hosting], plan, staging, report, written, memo)
-            stage_checked(listing_files(site, units), plan, staging, report, written)
+            stage_checked(listing_files(site, units, memo), plan, staging, report, written)
             made = helper.result()  # None: an early child found a record it could not index
             stage_checked(work() if made is None else made, plan, staging, report, written)
         except TemplateError as exc:
@@ -532,15 +532,16 @@ def stage_dump(
     """Stage api/errors.ndjson; its hash. Each error's line is its JSON file; an unchanged
     one is copied from the previous dump, when that is still the file the last build
     wrote (old_layout says so)."""
-    line_shas = {
-        record_id: sha
-        for record_id, unit in units.items()
-        for path, sha in unit.files
-        if path == urls.error_json(record_id)
-    }
-    unchanged = {
-        i for i, sha in line_shas.items() if staging.previous.get(urls.error_json(i)) == sha
-    }
+    line_shas: dict[str, str] = {}
+    unchanged: set[str] = set()
+    previous = staging.previous
+    for record_id, unit in units.items():
+        json_path = urls.error_json(record_id)
+        for path, sha in unit.files:
+            if path == json_path:
+                line_shas[record_id] = sha
+                if previous.get(json_path) == sha:
+                    unchanged.add(record_id)
     extra_lines = {i: f"{line}\n".encode() for i, line in other_shards.items()}
     for record_id, extra in extra_lines.items():
         line_shas[record_id] = hashlib.sha256(extra).hexdigest()
@@ -636,11 +637,26 @@ def search_index_files(
     ]
 
 
-def listing_files(site: Site, units: dict[str, UnitEntry]) -> list[OutputFile]:
-    """The errors index and the sitemap, from every error's summary."""
+def listing_files(
+    site: Site, units: dict[str, UnitEntry], memo: PageMemo | None = None
+) -> list[OutputFile]:
+    """The errors index and the sitemap, from every error's summary.
+
+    The sitemap shows each error's id, repository and analysis date only: it
+    is made again when one of those changes, not on every edit.
+    """
     entries = {record_id: unit.index_entry for record_id, unit in units.items()}
     index = errors_index(site, lambda s: entries.get(s.id) or index_entry(s, site.config))
-    return [index, *sitemap_files(site)]
+    if not site.config.base_url:
+        return [index]
+    shown = "\n".join([f"{r.id} {r.repo} {r.analysis_date}" for r in site.records])
+    inputs = (site.config, hashlib.sha256(shown.encode()).hexdigest())
+    make = partial(sitemap_bytes, site)
+    return [index, (memo or PageMemo()).made(urls.SITEMAP_XML, inputs, make, "sitemap")]
+
+
+def sitemap_bytes(site: Site) -> bytes:
+    return sitemap_xml(site).encode()
 
 
 def build(

@@ -481,11 +481,12 @@ def test_a_page_carried_over_still_has_its_links_to_anchors_checked(
     assert snapshot(out) == before
 
 
-def test_the_home_page_and_feed_are_made_again_only_when_what_they_show_changes(
-    project: tuple[Path, Path, Path], tmp_path: Path
+def test_the_home_page_feed_and_sitemap_are_made_again_only_when_what_they_show_changes(
+    project: tuple[Path, Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """They list the newest errors: an edit elsewhere leaves their files as they were (not even
-    rewritten); moving an error's analysis date to the newest puts it on both."""
+    """The home page and feed list the newest errors, the sitemap every error's analysis date:
+    an edit elsewhere leaves their files as they were (not even rewritten); moving an error's
+    analysis date to the newest puts it on all three."""
     content, out, cache = project
     incremental(content, out, cache)
     records = sorted((content / "errors").rglob("*.yaml"))
@@ -493,11 +494,19 @@ def test_the_home_page_and_feed_are_made_again_only_when_what_they_show_changes(
     oldest = min(records, key=lambda r: dates[r])
     before = mtimes(out)
     oldest.write_text(oldest.read_text().replace("is checked while", "is checked early while", 1))
+    sitemaps_made = []
+    real_sitemap = build_module.sitemap_xml
+    monkeypatch.setattr(
+        build_module, "sitemap_xml", lambda site: sitemaps_made.append(1) or real_sitemap(site)
+    )
     incremental(content, out, cache)
+    assert not sitemaps_made, "the sitemap was made again for an edit it does not show"
+    monkeypatch.undo()
     assert snapshot(out) == clean(content, tmp_path)
     after = mtimes(out)
     assert after["index.html"] == before["index.html"]
     assert after["feed.xml"] == before["feed.xml"]
+    assert after["sitemap.xml"] == before["sitemap.xml"]
     text = oldest.read_text()
     oldest.write_text(text.replace(f"  date: {dates[oldest]}", "  date: 2027-01-01", 1))
     incremental(content, out, cache)
@@ -505,6 +514,7 @@ def test_the_home_page_and_feed_are_made_again_only_when_what_they_show_changes(
     error_id = text.split('id: "')[1].split('"')[0]
     assert f"errors/{error_id}/" in (out / "index.html").read_text()
     assert f"errors/{error_id}/" in (out / "feed.xml").read_text()
+    assert f"errors/{error_id}/</loc><lastmod>2027-01-01<" in (out / "sitemap.xml").read_text()
 
 
 def test_a_leftover_being_deleted_is_left_to_its_deletion(tmp_path: Path) -> None:

@@ -269,13 +269,6 @@ def hosting_files(site: Site, env: Environment) -> tuple[list[OutputFile], list[
     return files, []
 
 
-def sitemap_files(site: Site) -> list[OutputFile]:
-    """The sitemap, when there is a base_url to make absolute URLs from."""
-    if not site.config.base_url:
-        return []
-    return [OutputFile(urls.SITEMAP_XML, sitemap_xml(site).encode(), "sitemap")]
-
-
 def source_date(epoch: str | None) -> str:
     """SOURCE_DATE_EPOCH as an Atom/ISO timestamp, or '' when unset or unreadable."""
     if not epoch or not epoch.strip().isdigit():
