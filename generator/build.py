@@ -593,7 +593,8 @@ def early_search_index(
     an unchanged record's come from its cached unit, a record validated by
     this build has them worked out by the child itself. So the child runs
     beside planning, rendering and staging instead of after them (it is the
-    largest of the indexes over every error; the others are made here).
+    largest of the indexes over every error; the errors index and the sitemap
+    are made by the parent meanwhile, in `stage_site_files`).
     Worth it at thousands of errors when few changed (and nearly all have a
     unit: not after new settings); not in a sharded build.
     """
@@ -656,6 +657,7 @@ def listing_files(
 
 
 def sitemap_bytes(site: Site) -> bytes:
+    """The sitemap as the page memo makes files: bytes."""
     return sitemap_xml(site).encode()
 
 
