@@ -89,6 +89,7 @@ from generator.outputs.records import (
 from generator.outputs.search import search_files
 from generator.outputs.write import (
     FolderCheck,
+    Spare,
     Staging,
     check_collisions,
     check_output_folder,
@@ -816,13 +817,12 @@ def write_site(
     intact = previous and cache.dump_stat is not None and cache.dump_stat == dump_stat(out_dir)
     old_layout = cache.dump_layout if intact else {}
     spare = cache.spare if previous else None
-    found = spare_folders.result() if spare_folders is not None and spare is not None else None
     staging = Staging(
         out_dir,
         previous,
         spare,
         cache.live_folders if previous else None,
-        found[1] if found is not None and spare is not None and found[0] == spare.token else None,
+        helper_folder_check(spare_folders, spare),
     )
     try:
         with timed(report, "render"):
@@ -893,6 +893,20 @@ def write_site(
         cache.site_identity = folder_identity(out_dir)
         report.cache_problem = cache.save()
     return report
+
+
+def helper_folder_check(
+    spare_folders: SpareCheck | None, spare: Spare | None
+) -> FolderCheck | None:
+    """What the helper found of this very spare's folders; None when it looked at another
+    spare, or could not look (the staging then looks itself)."""
+    if spare_folders is None or spare is None:
+        return None
+    try:
+        found = spare_folders.result()
+    except RuntimeError:
+        return None
+    return found[1] if found is not None and found[0] == spare.token else None
 
 
 def previous_page(out_dir: Path, previous: dict[str, str]) -> Callable[[str], bytes | None]:

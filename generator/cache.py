@@ -432,11 +432,11 @@ def spare_check(path: Path, spare: Path) -> tuple[str, FolderCheck] | None:
     try:
         with open(path.with_suffix(".pickle"), "rb") as stream:
             version, _, _, record = pickle.load(stream)
+        if version != CACHE_FORMAT or record is None:
+            return None
+        token, _, folders = record
     except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError, TypeError):
         return None
-    if version != CACHE_FORMAT or record is None:
-        return None
-    token, _, folders = record
     return token, check_folders(spare, folders)
 
 

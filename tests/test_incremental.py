@@ -217,6 +217,35 @@ def test_the_output_changed_by_hand_is_put_right_within_two_builds(
     assert bool(checked_here) == (looked == "here")
 
 
+def test_a_failed_look_at_the_spare_by_the_helper_means_the_build_looks_itself(
+    project: tuple[Path, Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    content, out, cache = project
+    from generator.outputs import write
+
+    incremental(content, out, cache)
+    edit_record(content, 3, "is checked", "is checked soon")
+    incremental(content, out, cache)  # now there is a spare
+    (out / "errors" / "stale.html").write_text("by hand")
+    checked_here = []
+    real_check = write.check_folders
+
+    def check_folders(*args: Any) -> write.FolderCheck:
+        checked_here.append(args)
+        return real_check(*args)
+
+    def broken(*args: Any) -> None:
+        raise OSError("the helper could not look")
+
+    monkeypatch.setattr(write, "check_folders", check_folders)
+    monkeypatch.setattr("generator.build.spare_check", broken)
+    for word in ("late", "later"):
+        edit_record(content, 2, "is checked", f"is checked {word}")
+        incremental(content, out, cache)
+        assert snapshot(out) == clean(content, tmp_path)
+    assert checked_here
+
+
 @pytest.mark.parametrize("damage", ["file", "token", "half-written"])
 def test_a_damaged_spare_is_thrown_away_not_trusted(
     project: tuple[Path, Path, Path], tmp_path: Path, damage: str
