@@ -46,14 +46,8 @@ from generator.diagnostics import (
 )
 from generator.linkcheck import check_cross_links, check_page
 from generator.links import link_records, retitled
-from generator.loader import (
-    ContentFiles,
-    LoadedContent,
-    display_path,
-    list_content,
-    load_content,
-    parse_files,
-)
+from generator.listing import ContentFiles, display_path, early_listing, list_content
+from generator.loader import LoadedContent, load_content, parse_files
 from generator.model import (
     Record,
     RecordStore,
@@ -142,6 +136,7 @@ class BuildReport:
     timings: dict[str, float] = field(default_factory=dict)
     written: bool = False
     unchanged: bool = False  # a no-op build: nothing read, nothing written
+    listed_early: bool = False  # the content folder was listed while the process started
     pages_rendered: int = 0
     pages_kept: int = 0
     files_total: int = 0
@@ -690,26 +685,30 @@ def build(
     code = code_version()
     cache_path = cache_file(cache_dir, out_dir, options.key()) if cache_dir and out_dir else None
     compiled = compiled_templates_folder(cache_dir, code) if cache_dir and out_dir else None
-    listing = list_content(content_root)
-    inputs = tree_fingerprint(theme_folders(content_root), options.key(), listing.files)
-    site_identity = folder_identity(out_dir) if out_dir is not None else None
-    if unchanged_since(cache_path, code, inputs, site_identity):
-        report.unchanged = True  # decided without loading the cache itself
-        return report
-    # Forked now, while this process is small: the cache and the records are loaded next.
-    with WorkerPool(jobs if out_dir is not None else 1) as pool, collector_paused():
-        state = BuildState(
-            content_root,
-            out_dir,
-            options,
-            code,
-            cache_path,
-            compiled,
-            inputs,
-            site_identity,
-            listing,
-        )
-        return load_and_write(state, pool, report)
+    with collector_paused():  # from here on (the listing is tens of thousands of objects)
+        with timed(report, "list"):
+            listing = early_listing(content_root)
+            report.listed_early = listing is not None
+            listing = listing or list_content(content_root)
+        inputs = tree_fingerprint(theme_folders(content_root), options.key(), listing.files)
+        site_identity = folder_identity(out_dir) if out_dir is not None else None
+        if unchanged_since(cache_path, code, inputs, site_identity):
+            report.unchanged = True  # decided without loading the cache itself
+            return report
+        # Forked now, while this process is small: the cache and the records are loaded next.
+        with WorkerPool(jobs if out_dir is not None else 1) as pool:
+            state = BuildState(
+                content_root,
+                out_dir,
+                options,
+                code,
+                cache_path,
+                compiled,
+                inputs,
+                site_identity,
+                listing,
+            )
+            return load_and_write(state, pool, report)
 
 
 @dataclass(frozen=True)

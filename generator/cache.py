@@ -40,7 +40,8 @@ from typing import NamedTuple
 from generator import __version__
 from generator.diagnostics import Diagnostic
 from generator.links import LinkIds
-from generator.loader import FoundFile, SnippetFiles, StatKey
+from generator.listing import FoundFile, StatKey
+from generator.loader import SnippetFiles
 from generator.model import DriftNote, Record, RecordSummary
 from generator.outputs.hosting import DumpStat, Layout
 from generator.outputs.pages import Rendered

@@ -18,7 +18,7 @@ import click
 from generator import __version__, urls
 from generator.build import DEFAULT_CACHE_DIR, BuildReport, build, load_site, theme_folders
 from generator.diagnostics import Diagnostic, Level
-from generator.loader import display_path
+from generator.listing import display_path
 from generator.model import SiteConfig
 
 # Each command imports what only it needs (scanning, pinning, serving, ...) when it runs:
@@ -169,6 +169,8 @@ def build_command(
     if verbose:
         for stage, seconds in report.timings.items():
             click.echo(f"  {stage:<9} {seconds * 1000:8.1f} ms", err=True)
+        if report.listed_early:
+            click.echo("  (the content folder was listed while errpages started)", err=True)
     elapsed = time.perf_counter() - started
     if report.unchanged:
         if not quiet:

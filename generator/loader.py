@@ -1,29 +1,32 @@
 """Load stage: read content/ into memory (site.yaml, record YAML, snippet files).
 
-Only this module touches the content folder. It reads every file below
+Only this module and `listing` touch the content folder. It reads every file below
 `errors/` and `snippets/` up front, so later stages look snippet files up by
 name in memory and no path written in a record ever reaches the file system.
 """
 
 from __future__ import annotations
 
-import bisect
 import json
-import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from operator import attrgetter
 from pathlib import Path
-from typing import NamedTuple
 
 from generator.diagnostics import Diagnostic, Position, error, warning
+from generator.listing import (
+    RECORD_SUFFIXES,
+    ContentFiles,
+    FoundFile,
+    StatKey,
+    display_path,
+    list_content,
+)
 from generator.model import DriftNote, RecordSummary, TextFile
 from generator.published import MANIFEST, Manifest, read_manifest
 from generator.yamldoc import YamlDocument, parse_yaml
 
 MAX_RECORD_BYTES = 2 * 1024 * 1024
 MAX_SNIPPET_BYTES = 2 * 1024 * 1024
-RECORD_SUFFIXES = (".yaml", ".yml")
 DRIFT_FILE = "drift.json"
 
 
@@ -42,15 +45,6 @@ class LoadedContent:
     record_stats: dict[str, StatKey] = field(default_factory=dict)
     problems: list[Diagnostic] = field(default_factory=list)  # found while records are read
     pending: tuple[tuple[Path, str], ...] = ()  # record files to read: (path, display path)
-
-
-def display_path(path: Path) -> str:
-    """Name a file as the user would type it: relative to the working folder when inside it."""
-    text = os.path.abspath(path)
-    cwd = os.getcwd()
-    if text.startswith(cwd + os.sep):
-        return text[len(cwd) + 1 :]
-    return str(path)
 
 
 def read_text(path: Path, limit: int) -> tuple[str | None, list[Diagnostic]]:
@@ -74,109 +68,6 @@ def read_text(path: Path, limit: int) -> tuple[str | None, list[Diagnostic]]:
             error(Position(shown, line, col), "", "file is not valid UTF-8", "save it as UTF-8")
         ]
     return text.replace("\r\n", "\n").replace("\r", "\n"), []
-
-
-StatKey = tuple[int, int, int]  # size, mtime in ns, inode: enough to tell a file changed
-
-
-class FoundFile(NamedTuple):
-    """A regular file below a folder: its path, its name under the folder, and its stat."""
-
-    path: str
-    name: str  # relative to the folder, with forward slashes
-    stat: StatKey
-
-
-# The folders whose files are read as records and snippets: a link from them out of content/
-# is refused (elsewhere, as for site.yaml, the file is read where the link points).
-READ_FOLDERS = ("errors/", "snippets/")
-
-
-@dataclass(frozen=True)
-class ContentFiles:
-    """Every regular file under the content folder, each stat'ed once, in name order.
-
-    The build's fingerprint is made from it and the loader reads from it: at
-    tens of thousands of records, listing the folder is much of a build that
-    changes one, so it is listed once.
-    """
-
-    files: list[FoundFile]  # names relative to the content folder
-    diagnostics: list[Diagnostic]
-
-    def under(self, folder: str) -> tuple[list[FoundFile], int]:
-        """The files below one folder of content/ (still named from content/), and how many
-        characters of their names to skip to name them from that folder."""
-        prefix = folder + "/"
-        name = attrgetter("name")  # the files are in name order: the folder's are a run
-        first = bisect.bisect_left(self.files, prefix, key=name)
-        last = bisect.bisect_left(self.files, folder + chr(ord("/") + 1), first, key=name)
-        return self.files[first:last], len(prefix)
-
-
-def list_content(content_root: Path) -> ContentFiles:
-    """List and stat every regular file under content/, refusing links that leave it.
-
-    Links inside content/ are followed (a link to a folder that holds it is
-    refused: it would list forever). A folder under errors/ named like a
-    record file is reported.
-    """
-    files: list[FoundFile] = []
-    diagnostics: list[Diagnostic] = []
-    root = content_root.resolve()
-    # A folder to list, its name under content/, and the folders links led to on the way there.
-    pending: list[tuple[str, str, tuple[Path, ...]]] = [(str(content_root), "", ())]
-    while pending:
-        where, prefix, through = pending.pop()
-        try:
-            entries = list(os.scandir(where))
-        except OSError:
-            continue
-        for entry in entries:
-            name = prefix + entry.name
-            into = through
-            if entry.is_symlink():
-                target = linked_within(entry.path, name, root, through, diagnostics)
-                if target is None:
-                    continue
-                into = (*through, target)
-            if entry.is_dir():
-                pending.append((entry.path, name + "/", into))
-                if name.startswith("errors/") and entry.name.endswith(RECORD_SUFFIXES):
-                    where_shown = Position(display_path(Path(entry.path)))
-                    diagnostics.append(
-                        error(where_shown, "", "a folder is named like a record file")
-                    )
-            elif entry.is_file():
-                try:
-                    st = entry.stat()
-                except OSError:
-                    continue
-                files.append(FoundFile(entry.path, name, (st.st_size, st.st_mtime_ns, st.st_ino)))
-    files.sort(key=lambda found: found.name)
-    return ContentFiles(files, diagnostics)
-
-
-def linked_within(
-    path: str, name: str, root: Path, through: tuple[Path, ...], diagnostics: list[Diagnostic]
-) -> Path | None:
-    """Where a link leads, if the walk may follow it: not out of content/ from the folders read
-    as records and snippets (said so), nor back to a folder it came through (a loop: it would
-    never end)."""
-    target = Path(path).resolve()
-    shown = Position(display_path(Path(path)))
-    if not target.is_relative_to(root):
-        if (name + "/").startswith(READ_FOLDERS):
-            message = "symbolic link points outside the content folder; refusing to read it"
-            diagnostics.append(error(shown, "", message))
-            return None
-        return None if target.is_dir() else target  # a file is read where it is
-    if target.is_dir() and (
-        target in through or Path(path).parent.resolve().is_relative_to(target)
-    ):
-        diagnostics.append(error(shown, "", "symbolic link loops back to a folder that holds it"))
-        return None
-    return target
 
 
 class SourceLines:
@@ -263,7 +154,7 @@ def load_content(
             diagnostics += problems
 
     listing = listing or list_content(content_root)
-    diagnostics += listing.diagnostics
+    diagnostics += [error(Position(shown), "", problem) for shown, problem in listing.problems]
     snippets = SnippetFiles(content_root / "snippets", *listing.under("snippets"), texts)
 
     reused: list[RecordSummary] = []

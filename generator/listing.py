@@ -1,0 +1,236 @@
+"""List stage: every file under content/, stat'ed once, for the fingerprint and the loader.
+
+At tens of thousands of records, listing the content folder is much of a
+build that changes one record, and so is starting Python and importing the
+rendering libraries (0.15 s). Neither needs the other, so `errpages build`
+starts the listing in a child process before anything else is imported
+(`start_early_listing`, called by the entry point) and the build takes it
+when it gets there (`early_listing`). This module imports only light parts
+of the standard library, so the child is forked at once and lists from a
+small process; what is wrong in the folder comes back as plain text
+(`ContentFiles.problems`) for the loader to report.
+"""
+
+from __future__ import annotations
+
+import bisect
+import marshal
+import os
+import signal
+from contextlib import suppress
+from operator import attrgetter
+from pathlib import Path
+from typing import NamedTuple
+
+RECORD_SUFFIXES = (".yaml", ".yml")
+
+
+def display_path(path: str | Path) -> str:
+    """Name a file as the user would type it: relative to the working folder when inside it."""
+    text = os.path.abspath(path)
+    cwd = os.getcwd()
+    if text.startswith(cwd + os.sep):
+        return text[len(cwd) + 1 :]
+    return str(path)
+
+
+StatKey = tuple[int, int, int]  # size, mtime in ns, inode: enough to tell a file changed
+Problem = tuple[str, str]  # a path as shown, what is wrong with it
+
+
+class FoundFile(NamedTuple):
+    """A regular file below a folder: its path, its name under the folder, and its stat."""
+
+    path: str
+    name: str  # relative to the folder, with forward slashes
+    stat: StatKey
+
+
+# The folders whose files are read as records and snippets: a link from them out of content/
+# is refused (elsewhere, as for site.yaml, the file is read where the link points).
+READ_FOLDERS = ("errors/", "snippets/")
+
+
+class ContentFiles(NamedTuple):
+    """Every regular file under the content folder, each stat'ed once, in name order.
+
+    The build's fingerprint is made from it and the loader reads from it: at
+    tens of thousands of records, listing the folder is much of a build that
+    changes one, so it is listed once.
+    """
+
+    files: list[FoundFile]  # names relative to the content folder
+    problems: list[Problem]  # links refused, folders named like records
+
+    def under(self, folder: str) -> tuple[list[FoundFile], int]:
+        """The files below one folder of content/ (still named from content/), and how many
+        characters of their names to skip to name them from that folder."""
+        prefix = folder + "/"
+        name = attrgetter("name")  # the files are in name order: the folder's are a run
+        first = bisect.bisect_left(self.files, prefix, key=name)
+        last = bisect.bisect_left(self.files, folder + chr(ord("/") + 1), first, key=name)
+        return self.files[first:last], len(prefix)
+
+
+def list_content(content_root: Path) -> ContentFiles:
+    """List and stat every regular file under content/, refusing links that leave it.
+
+    Links inside content/ are followed (a link to a folder that holds it is
+    refused: it would list forever). A folder under errors/ named like a
+    record file is reported.
+    """
+    files: list[FoundFile] = []
+    problems: list[Problem] = []
+    root = os.path.realpath(content_root)
+    # A folder to list, its name under content/, and the folders links led to on the way there.
+    pending: list[tuple[str, str, tuple[str, ...]]] = [(str(content_root), "", ())]
+    while pending:
+        where, prefix, through = pending.pop()
+        try:
+            entries = list(os.scandir(where))
+        except OSError:
+            continue
+        for entry in entries:
+            name = prefix + entry.name
+            into = through
+            if entry.is_symlink():
+                target = linked_within(entry.path, name, root, through, problems)
+                if target is None:
+                    continue
+                into = (*through, target)
+            if entry.is_dir():
+                pending.append((entry.path, name + "/", into))
+                if name.startswith("errors/") and entry.name.endswith(RECORD_SUFFIXES):
+                    problems.append(
+                        (display_path(entry.path), "a folder is named like a record file")
+                    )
+            elif entry.is_file():
+                try:
+                    st = entry.stat()
+                except OSError:
+                    continue
+                files.append(FoundFile(entry.path, name, (st.st_size, st.st_mtime_ns, st.st_ino)))
+    files.sort(key=lambda found: found.name)
+    return ContentFiles(files, problems)
+
+
+def linked_within(
+    path: str, name: str, root: str, through: tuple[str, ...], problems: list[Problem]
+) -> str | None:
+    """Where a link leads, if the walk may follow it: not out of content/ from the folders read
+    as records and snippets (said so), nor back to a folder it came through (a loop: it would
+    never end). Paths are resolved strings (os.path: pathlib's methods cost the early child
+    its imports)."""
+    target = os.path.realpath(path)
+    if not is_within(target, root):
+        if (name + "/").startswith(READ_FOLDERS):
+            message = "symbolic link points outside the content folder; refusing to read it"
+            problems.append((display_path(path), message))
+            return None
+        return None if os.path.isdir(target) else target  # a file is read where it is
+    if os.path.isdir(target) and (
+        target in through or is_within(os.path.realpath(os.path.dirname(path)), target)
+    ):
+        problems.append((display_path(path), "symbolic link loops back to a folder that holds it"))
+        return None
+    return target
+
+
+def is_within(path: str, folder: str) -> bool:
+    """Whether a resolved path is the folder or below it."""
+    return os.path.commonpath([path, folder]) == folder
+
+
+# The listing started when the process did: the folder named as the build will name it,
+# and the child listing it. Taken once, by the build it was started for.
+_early: tuple[str, EarlyChild] | None = None
+
+
+def start_early_listing(args: list[str]) -> None:
+    """For `errpages build`, start listing the content folder in a child now, before the
+    rendering libraries are imported: the two run side by side.
+
+    The folder is read from the arguments as the command line will read them;
+    the build uses the listing only if it names the very same folder.
+    """
+    global _early
+    if args[:1] != ["build"] or not hasattr(os, "fork") or not hasattr(os, "memfd_create"):
+        return
+    root = str(Path(content_argument(args[1:])))
+    _early = (root, EarlyChild(root))
+
+
+def content_argument(args: list[str]) -> str:
+    """The `--content` folder among a build's arguments (the last one given, as click takes
+    it), or the default."""
+    root = "content"
+    for index, arg in enumerate(args):
+        if arg == "--":
+            break
+        if arg == "--content" and index + 1 < len(args):
+            root = args[index + 1]
+        elif arg.startswith("--content="):
+            root = arg.removeprefix("--content=")
+    return root
+
+
+def early_listing(content_root: Path) -> ContentFiles | None:
+    """The listing started with the process, if it was of this folder (named the same way);
+    None if there is none, it was of another folder, or the child failed. Given once."""
+    global _early
+    if _early is None:
+        return None
+    root, child = _early
+    _early = None
+    if root != str(content_root):
+        child.stop()
+        return None
+    return child.result()
+
+
+class EarlyChild:
+    """A child process listing the content folder; the listing comes back in an anonymous
+    in-memory file, marshalled (names, stats and problems: quick to write and to read).
+
+    `parallel.Helper` does this for any work, but importing it (with
+    multiprocessing and tempfile) would hold the fork back by 25 ms, a fifth
+    of the time the listing has. Files are sent by name and stat: each one's
+    path is the folder's path and its name, as `list_content` makes it.
+    """
+
+    def __init__(self, content_root: str) -> None:
+        self.content_root = content_root
+        self.fd = os.memfd_create("errpages-listing")
+        self.pid = os.fork()
+        if self.pid == 0:  # the child: list, send, and leave at once (no cleanup of the parent's)
+            try:
+                listing = list_content(Path(content_root))
+                names = [(found.name, found.stat) for found in listing.files]
+                os.write(self.fd, marshal.dumps((names, listing.problems)))
+            finally:
+                os._exit(0)
+
+    def result(self) -> ContentFiles | None:
+        """The listing, or None if the child ended without sending all of it."""
+        try:
+            os.waitpid(self.pid, 0)
+            with open(self.fd, "rb") as stream:  # the same open file: read from its start
+                stream.seek(0)
+                data = stream.read()
+        except OSError:
+            return None
+        try:
+            names, problems = marshal.loads(data)
+        except (EOFError, ValueError, TypeError):
+            return None
+        folder = os.path.join(self.content_root, "")
+        files = [FoundFile(folder + name, name, stat) for name, stat in names]
+        return ContentFiles(files, problems)
+
+    def stop(self) -> None:
+        """Not wanted after all: end the child and leave nothing behind."""
+        with suppress(OSError):
+            os.kill(self.pid, signal.SIGKILL)
+        with suppress(OSError):
+            os.waitpid(self.pid, 0)
+        os.close(self.fd)
