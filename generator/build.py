@@ -690,7 +690,7 @@ def build(
             listing = early_listing(content_root)
             report.listed_early = listing is not None
             listing = listing or list_content(content_root)
-        inputs = tree_fingerprint(theme_folders(content_root), options.key(), listing.files)
+        inputs = tree_fingerprint(theme_folders(content_root), options.key(), listing.digest)
         site_identity = folder_identity(out_dir) if out_dir is not None else None
         if unchanged_since(cache_path, code, inputs, site_identity):
             report.unchanged = True  # decided without loading the cache itself
@@ -887,7 +887,7 @@ def write_site(
             cache.inputs = tree_fingerprint(
                 theme_folders(state.content_root),
                 options.key(),
-                list_content(state.content_root).files,
+                list_content(state.content_root).digest,
             )
         cache.site_identity = folder_identity(out_dir)
         report.cache_problem = cache.save()

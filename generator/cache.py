@@ -31,7 +31,6 @@ import secrets
 import shutil
 import sqlite3
 import sys
-from collections.abc import Iterable
 from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -40,7 +39,7 @@ from typing import NamedTuple
 from generator import __version__
 from generator.diagnostics import Diagnostic
 from generator.links import LinkIds
-from generator.listing import FoundFile, StatKey
+from generator.listing import StatKey
 from generator.loader import SnippetFiles
 from generator.model import DriftNote, Record, RecordSummary
 from generator.outputs.hosting import DumpStat, Layout
@@ -455,11 +454,10 @@ def folder_identity(path: Path) -> tuple[int, int, int] | None:
     return st.st_dev, st.st_ino, marker.st_ino
 
 
-def tree_fingerprint(folders: list[Path], extra: str, listed: Iterable[FoundFile] = ()) -> str:
-    """Every file's path, size, mtime and inode under the folders, and of the files already
-    `listed` (the content folder's, by the loader), plus extra, hashed."""
-    lines = [extra]
-    lines += [f"{path}\0{size}\0{mtime}\0{inode}" for path, _, (size, mtime, inode) in listed]
+def tree_fingerprint(folders: list[Path], extra: str, listed: str = "") -> str:
+    """Every file's path, size, mtime and inode under the folders, plus extra and the digest
+    of the files already `listed` (the content folder's: `ContentFiles.digest`), hashed."""
+    lines = [extra, listed]
     for folder in folders:
         if folder.is_file():
             st = folder.stat()

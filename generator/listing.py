@@ -61,6 +61,7 @@ class ContentFiles(NamedTuple):
 
     files: list[FoundFile]  # names relative to the content folder
     problems: list[Problem]  # links refused, folders named like records
+    digest: str  # every file's path and stat, hashed: the content's part of the fingerprint
 
     def under(self, folder: str) -> tuple[list[FoundFile], int]:
         """The files below one folder of content/ (still named from content/), and how many
@@ -111,7 +112,15 @@ def list_content(content_root: Path) -> ContentFiles:
                     continue
                 files.append(FoundFile(entry.path, name, (st.st_size, st.st_mtime_ns, st.st_ino)))
     files.sort(key=lambda found: found.name)
-    return ContentFiles(files, problems)
+    return ContentFiles(files, problems, files_digest(files))
+
+
+def files_digest(files: list[FoundFile]) -> str:
+    """The files' paths, sizes, mtimes and inodes, hashed: any change to one changes it."""
+    import hashlib  # here, not above: the early child is forked before it would be imported
+
+    lines = [f"{path}\0{size}\0{mtime}\0{inode}" for path, _, (size, mtime, inode) in files]
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()
 
 
 def linked_within(
@@ -206,7 +215,7 @@ class EarlyChild:
             try:
                 listing = list_content(Path(content_root))
                 names = [(found.name, found.stat) for found in listing.files]
-                os.write(self.fd, marshal.dumps((names, listing.problems)))
+                os.write(self.fd, marshal.dumps((names, listing.problems, listing.digest)))
             finally:
                 os._exit(0)
 
@@ -220,12 +229,12 @@ class EarlyChild:
         except OSError:
             return None
         try:
-            names, problems = marshal.loads(data)
+            names, problems, digest = marshal.loads(data)
         except (EOFError, ValueError, TypeError):
             return None
         folder = os.path.join(self.content_root, "")
         files = [FoundFile(folder + name, name, stat) for name, stat in names]
-        return ContentFiles(files, problems)
+        return ContentFiles(files, problems, digest)
 
     def stop(self) -> None:
         """Not wanted after all: end the child and leave nothing behind."""
