@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
 
 from generator.links import short_text
 from generator.markdown import is_safe_url, render_markdown
 from generator.messages import placeholder_names
+from generator.outputs.write import _exchange
 from generator.render import message_html
 from generator.schema import derive_id, normalise_snippet_name
 
@@ -115,3 +119,15 @@ def test_planned_paths_know_each_errors_files_by_its_id() -> None:
     assert "api/errors/0123456789abcdef.json.bak" not in paths
     assert paths.error_at("Errors/0123456789ABCDEF/index.html") == "0123456789abcdef"
     assert paths.error_at("api/errors/index.json") is None
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="renameat2 is Linux's")
+def test_two_folders_are_exchanged_in_one_step(tmp_path: Path) -> None:
+    """The swap of a new site for the old one: renameat2 found in the running C library."""
+    (tmp_path / "live").mkdir()
+    (tmp_path / "live" / "old.html").write_text("old")
+    (tmp_path / "staged").mkdir()
+    (tmp_path / "staged" / "new.html").write_text("new")
+    assert _exchange(tmp_path / "staged", tmp_path / "live")
+    assert [p.name for p in (tmp_path / "live").iterdir()] == ["new.html"]
+    assert [p.name for p in (tmp_path / "staged").iterdir()] == ["old.html"]

@@ -9,8 +9,6 @@ user made.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import hashlib
 import os
 import posixpath
@@ -94,8 +92,12 @@ def _exchange(a: Path, b: Path) -> bool:
     """Atomically swap two folders; False when the system cannot."""
     if not sys.platform.startswith("linux"):
         return False
-    libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
-    renameat2 = getattr(libc, "renameat2", None)
+    # Imported here: only a build that writes swaps, and ctypes costs every start 10 ms.
+    # The C library is already loaded: looked up in this process (find_library would run
+    # `ldconfig -p` to name it).
+    import ctypes
+
+    renameat2 = getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None)
     if renameat2 is None:
         return False
     result = renameat2(AT_FDCWD, os.fsencode(a), AT_FDCWD, os.fsencode(b), RENAME_EXCHANGE)
