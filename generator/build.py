@@ -18,6 +18,7 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
+from typing import NamedTuple
 
 from jinja2 import Environment, TemplateError, TemplateSyntaxError
 
@@ -25,12 +26,14 @@ from generator import urls
 from generator.cache import (
     BuildCache,
     RecordEntry,
+    Row,
     UnitEntry,
     cache_file,
     code_version,
     compiled_templates_folder,
     folder_identity,
     load_cache,
+    rows_for_helper,
     spare_check,
     tree_fingerprint,
     unchanged_since,
@@ -93,6 +96,7 @@ from generator.parallel import (
     FORK_WORTH,
     Background,
     Helper,
+    WaitingHelper,
     WorkerPool,
     collector_paused,
     fork_map,
@@ -445,7 +449,7 @@ def stage_site_files(
     report: BuildReport,
     old_layout: Layout,
     layout: Layout,
-    search_index: Helper[list[OutputFile] | None] | None = None,
+    search_index: SearchIndex | None = None,
     memo: PageMemo | None = None,
 ) -> dict[str, str]:
     """Stage the site-wide files, the search index and the hosting files; check page links.
@@ -579,58 +583,121 @@ def check_cache_folder(cache_dir: Path) -> list[Diagnostic]:
     return []
 
 
+SearchIndex = WaitingHelper[list[OutputFile] | None]
+
+
+def early_search_helper(state: BuildState) -> AbstractContextManager[SearchIndex | None]:
+    """Fork the child that will make the search index now, before the cache is loaded.
+
+    It reads the cache's rows itself, beside this process, and waits to be
+    told which errors the site has and which were read afresh
+    (`early_search_index`). Forked later, from this process holding the
+    loaded cache, it cost this process a page copy for most pages it wrote
+    afterwards (tens of thousands at ten thousand errors). Worth it at
+    thousands of record files, when there is a cache to read; not in a
+    sharded build.
+    """
+    if (
+        state.cache_path is None
+        or state.out_dir is None
+        or state.options.shard != (1, 1)
+        or not WaitingHelper.available()
+        or not state.cache_path.is_file()
+        or len(state.listing.under("errors")[0]) < FORK_WORTH
+    ):
+        return nullcontext()
+    return WaitingHelper(partial(search_index_when_told, state.cache_path, state.code))
+
+
 def early_search_index(
-    site: Site, cache: BuildCache, options: BuildOptions
-) -> AbstractContextManager[Helper[list[OutputFile] | None] | None]:
-    """Start making the search index in a child now, when nothing this build is about to
-    render can change it.
+    site: Site, cache: BuildCache, helper: SearchIndex | None
+) -> SearchIndex | None:
+    """Have the early child make the search index now, when nothing this build is about to
+    render can change it; or tell it it is not needed.
 
     An error's entry in it (its meaning words) depends on its record alone:
     an unchanged record's come from its cached unit, a record validated by
-    this build has them worked out by the child itself. So the child runs
-    beside planning, rendering and staging instead of after them (it is the
-    largest of the indexes over every error; the errors index and the sitemap
-    are made by the parent meanwhile, in `stage_site_files`).
-    Worth it at thousands of errors when few changed (and nearly all have a
-    unit: not after new settings); not in a sharded build.
+    this build has them worked out by the child. So the child runs beside
+    planning, rendering and staging instead of after them (it is the largest
+    of the indexes over every error; the errors index and the sitemap are
+    made by the parent meanwhile, in `stage_site_files`). Worth it when few
+    records changed and nearly all have a unit (not after new settings).
     """
+    if helper is None:
+        return None
     records, fresh = site.records, cache.fresh
     if (
-        options.shard != (1, 1)
-        or len(records) < FORK_WORTH
+        len(records) < FORK_WORTH
         or len(fresh) * 10 > len(records)
         or len(cache.units) + len(fresh) < len(records)
+        or not cache.token
     ):
-        return nullcontext()
-    return Helper(partial(search_index_reading, site, cache))
+        helper.cancel()
+        return None
+    read_again = {r.file: (r, fresh[r.file]) for r in records if r.file in fresh}
+    helper.send(SearchIndexOrder(cache.token, [r.file for r in records], read_again))
+    return helper
 
 
-def search_index_reading(site: Site, cache: BuildCache) -> list[OutputFile] | None:
-    """The search index from the kept units and from the records read afresh; None when a
-    record is neither (it is rendered again for another reason: the index is made later)."""
-    kept: dict[str, UnitEntry] = {}
+class SearchIndexOrder(NamedTuple):
+    """What the early search index child is told: which cache it must have read (the head's
+    token), the errors by record file in the site's order, and the records read afresh."""
+
+    token: str
+    files: list[str]
+    read_again: dict[str, tuple[RecordSummary, Record]]  # by file: its summary, its record
+
+
+def search_index_when_told(
+    cache_path: Path, code: str, receive: Callable[[], SearchIndexOrder | None]
+) -> list[OutputFile] | None:
+    """In the early child: read the cache's rows, wait for the order, make the index."""
+    read = rows_for_helper(cache_path, code)
+    order = receive()
+    if read is None or order is None or read[0] != order.token:
+        return None
+    return search_index_from_rows(read[1], order)
+
+
+def search_index_from_rows(
+    rows: dict[str, Row], order: SearchIndexOrder
+) -> list[OutputFile] | None:
+    """The search index from each error's cached row (its summary, and the meaning words of
+    the unit rendered from that very version) or its record read afresh; None when an error
+    has neither (it is rendered again for another reason: the index is made later)."""
+    records: list[RecordSummary] = []
     words: dict[str, str] = {}
-    units, fresh, versions = cache.units, cache.fresh, cache.versions()
-    for summary in site.records:
-        unit = units.get(summary.id)
-        if unit is not None and unit.version == versions[summary.file]:
-            kept[summary.id] = unit
-        elif summary.file in fresh:
-            words[summary.id] = record_words(fresh[summary.file])
+    for file in order.files:
+        if file in order.read_again:
+            summary, record = order.read_again[file]
+            words[summary.id] = record_words(record)
         else:
-            return None
-    return search_index_files(site, kept, words)
+            entry, unit = rows.get(file, (None, None))
+            if entry is None or unit is None:
+                return None
+            if unit.version != (file, entry.stat, entry.snippet_stat):
+                return None
+            summary = entry.summary
+            words[summary.id] = unit.meaning_words
+        records.append(summary)
+    return search_index_output(tuple(records), words)
 
 
 def search_index_files(
     site: Site, units: dict[str, UnitEntry], other_words: dict[str, str]
 ) -> list[OutputFile]:
-    """The search index, from every error's meaning words (hashed here: in a helper
-    process, beside the rest of the build)."""
+    """The search index, from every error's meaning words."""
     words = {record_id: unit.meaning_words for record_id, unit in units.items()} | other_words
+    return search_index_output(site.records, words)
+
+
+def search_index_output(
+    records: tuple[RecordSummary, ...], words: dict[str, str]
+) -> list[OutputFile]:
+    """The search index file, hashed here (in a helper process, beside the rest of the build)."""
     return [
         replace(file, sha=hashlib.sha256(file.content).hexdigest())
-        for file in search_files(site, words)
+        for file in search_files(records, words)
     ]
 
 
@@ -728,10 +795,10 @@ class BuildState:
 
 def load_and_write(state: BuildState, pool: WorkerPool, report: BuildReport) -> BuildReport:
     """The pipeline proper: load, validate, link, plan, render, write, remember."""
-    with early_spare_check(state) as spare_folders:
+    with early_spare_check(state) as spare_folders, early_search_helper(state) as search_helper:
         cache = load_cache(state.cache_path, state.code)
         try:
-            return build_with_cache(state, cache, pool, report, spare_folders)
+            return build_with_cache(state, cache, pool, report, spare_folders, search_helper)
         finally:
             cache.close()
 
@@ -756,6 +823,7 @@ def build_with_cache(
     pool: WorkerPool,
     report: BuildReport,
     spare_folders: SpareCheck | None = None,
+    search_helper: SearchIndex | None = None,
 ) -> BuildReport:
     """Load the site (reusing what the cache holds), render what changed, swap, save."""
     options, out_dir = state.options, state.out_dir
@@ -783,8 +851,8 @@ def build_with_cache(
     shared_key = f"{state.code}\n{site.config!r}\n{theme_folders_fingerprint(theme_dir)}"
     if cache.shared_key != shared_key:
         cache.shared_key, cache.units, cache.pages = shared_key, {}, {}
-    with early_search_index(site, cache, options) as search_index:
-        return write_site(state, cache, site, theme_dir, search_index, pool, report, spare_folders)
+    search_index = early_search_index(site, cache, search_helper)
+    return write_site(state, cache, site, theme_dir, search_index, pool, report, spare_folders)
 
 
 def write_site(
@@ -792,7 +860,7 @@ def write_site(
     cache: BuildCache,
     site: Site,
     theme_dir: Path,
-    search_index: Helper[list[OutputFile] | None] | None,
+    search_index: SearchIndex | None,
     pool: WorkerPool,
     report: BuildReport,
     spare_folders: SpareCheck | None = None,

@@ -107,6 +107,7 @@ class BuildCache:
     rows: dict[str, Row] | None = None  # the rows as read or last saved (None: not known)
     known_versions: dict[str, Version] | None = None  # made from `records` when first asked
     db: sqlite3.Connection | None = field(default=None, compare=False)
+    token: str = field(default="", compare=False)  # the head's, as read: which rows these are
 
     def reuse(self, shown: str, stat: StatKey, snippets: SnippetFiles) -> RecordSummary | None:
         """The cached record for a file unchanged since (with its snippet file unchanged)."""
@@ -173,6 +174,7 @@ class BuildCache:
             rows=None,
             known_versions=None,
             db=None,
+            token="",
             spare=None,
         )
         spare = None if self.spare is None else spare_difference(self.spare, self.outputs)
@@ -202,7 +204,7 @@ class BuildCache:
                 ),
             )
             db.execute("INSERT OR REPLACE INTO head (id, data) VALUES (1, ?)", (token,))
-        self.db, self.fresh, self.rows = db, {}, rows
+        self.db, self.fresh, self.rows, self.token = db, {}, rows, token
         head_file = path.with_suffix(".pickle")
         head_file.with_suffix(".pickletmp").write_bytes(data)
         os.replace(head_file.with_suffix(".pickletmp"), head_file)
@@ -394,35 +396,67 @@ def load_cache(path: Path | None, code: str) -> BuildCache:
     except (OSError, sqlite3.Error):
         return BuildCache(path, code)
     try:
-        with open(path.with_suffix(".pickle"), "rb") as stream:
-            version, token, cache, spare = pickle.load(stream)
-        row = db.execute("SELECT data FROM head WHERE id = 1").fetchone()
-        if (
-            version != CACHE_FORMAT
-            or not isinstance(cache, BuildCache)
-            or cache.code != code
-            or row is None
-            or row[0] != token  # a build was killed between writing the rows and the head
-        ):
-            return BuildCache(path, code, db=db)
-        rows: dict[str, Row] = {
-            name: decode_row(meta) for name, meta in db.execute("SELECT file, meta FROM entries")
-        }
-    except (
-        OSError,
-        sqlite3.Error,
-        pickle.UnpicklingError,
-        EOFError,
-        AttributeError,
-        ValueError,
-        TypeError,
-    ):
+        read = read_head_and_rows(db, path, code)
+    except READ_ERRORS:
+        read = None
+    if read is None:
         return BuildCache(path, code, db=db)
-    cache.path, cache.db, cache.rows = path, db, rows
+    token, cache, spare, rows = read
+    cache.path, cache.db, cache.rows, cache.token = path, db, rows, token
     cache.spare = None if spare is None else spare_from_difference(spare, cache.outputs)
     cache.records = {name: entry for name, (entry, _) in rows.items()}
     cache.units = {entry.summary.id: unit for entry, unit in rows.values() if unit is not None}
     return cache
+
+
+# What reading a cache that is damaged, of another version or being replaced can raise.
+READ_ERRORS = (
+    OSError,
+    sqlite3.Error,
+    pickle.UnpicklingError,
+    EOFError,
+    AttributeError,
+    ValueError,
+    TypeError,
+)
+
+
+def read_head_and_rows(
+    db: sqlite3.Connection, path: Path, code: str
+) -> tuple[str, BuildCache, SpareRecord | None, dict[str, Row]] | None:
+    """The head (its token, the cache it holds, the spare's record) and every record's row;
+    None when they are of other code or do not belong together (a build was killed between
+    writing the rows and the head). Raises what READ_ERRORS names."""
+    with open(path.with_suffix(".pickle"), "rb") as stream:
+        version, token, cache, spare = pickle.load(stream)
+    row = db.execute("SELECT data FROM head WHERE id = 1").fetchone()
+    if (
+        version != CACHE_FORMAT
+        or not isinstance(cache, BuildCache)
+        or cache.code != code
+        or row is None
+        or row[0] != token
+    ):
+        return None
+    rows = {name: decode_row(meta) for name, meta in db.execute("SELECT file, meta FROM entries")}
+    return token, cache, spare, rows
+
+
+def rows_for_helper(path: Path, code: str) -> tuple[str, dict[str, Row]] | None:
+    """Every record's row and the head's token, for a helper process reading them beside the
+    build (which reads the same): its own connection, and nothing written (no table made or
+    dropped, as opening the cache for a build may)."""
+    try:
+        db = sqlite3.connect(path, timeout=30)
+        try:
+            if db.execute("PRAGMA user_version").fetchone()[0] != CACHE_FORMAT:
+                return None
+            read = read_head_and_rows(db, path, code)
+        finally:
+            db.close()
+    except READ_ERRORS:
+        return None
+    return None if read is None else (read[0], read[3])
 
 
 def spare_check(path: Path, spare: Path) -> tuple[str, FolderCheck] | None:

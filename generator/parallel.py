@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from functools import partial
 from multiprocessing.pool import Pool
-from typing import Generic, TypeVar, cast
+from typing import Any, Generic, TypeVar, cast
 
 Item = TypeVar("Item")
 Setup = TypeVar("Setup")
@@ -220,6 +220,75 @@ class Helper(Generic[Result]):
                 os.waitpid(self.pid, 0)
             self.file.close()
             self.pid = 0
+
+
+class WaitingHelper(Generic[Result]):
+    """A `Helper` forked now whose work waits, partway, for word from this process (`send`).
+
+    The work gets a `receive` to call: it returns the message sent, or None
+    if this process decided it does not need the work (`cancel`). Until
+    then the child does what needs no message, such as reading files. Forked
+    early, while this process is small: every page a process writes after a
+    fork costs it a fault and a copy while the child lives, and a child
+    forked from a process holding the loaded cache cost that process
+    tens of thousands of them. The message goes through an unlinked file, so
+    sending it never waits for the child; a byte down a pipe says it is there.
+    Needs fork (`available`).
+    """
+
+    def __init__(self, work: Callable[[Callable[[], Any]], Result]) -> None:
+        self.letter = tempfile.TemporaryFile(prefix="errpages-message-")  # noqa: SIM115
+        reading, self.signal = os.pipe()
+        self.signalled = False
+
+        def run() -> Result:  # in the child: close its copy of the end this process signals on
+            os.close(self.signal)
+            return work(partial(_receive, reading, self.letter.fileno()))
+
+        self.helper = Helper(run)
+        os.close(reading)
+
+    @staticmethod
+    def available() -> bool:
+        return hasattr(os, "fork")
+
+    def send(self, message: object) -> None:
+        os.pwrite(self.letter.fileno(), pickle.dumps(message, pickle.HIGHEST_PROTOCOL), 0)
+        self._signal()
+
+    def cancel(self) -> None:
+        self._signal()  # with nothing written: the child receives None
+
+    def _signal(self) -> None:
+        # A byte, not just the end of the pipe: children forked meanwhile hold copies of it.
+        if not self.signalled:
+            self.signalled = True
+            os.write(self.signal, b".")
+            os.close(self.signal)
+
+    def result(self) -> Result:
+        self._signal()
+        try:
+            return self.helper.result()
+        finally:
+            self.letter.close()
+
+    def __enter__(self) -> WaitingHelper[Result]:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._signal()
+        self.helper.__exit__()
+        self.letter.close()
+
+
+def _receive(reading: int, letter: int) -> Any:
+    """In a waiting helper: wait for the byte that says the message is written (or for the end
+    of the pipe: the build ended without a word), then read the message."""
+    os.read(reading, 1)
+    os.close(reading)
+    data = os.pread(letter, os.fstat(letter).st_size, 0)
+    return pickle.loads(data) if data else None
 
 
 class Background(Generic[Result]):

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import sqlite3
+import time
 from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
@@ -15,7 +17,7 @@ from benchmarks.corpus import write_corpus
 from generator import build as build_module
 from generator import cache as cache_module
 from generator.build import build
-from generator.parallel import Helper
+from generator.parallel import Helper, WaitingHelper
 from tests.conftest import REPO_ROOT, leftovers
 
 
@@ -364,13 +366,24 @@ def test_the_indexes_made_in_a_helper_process_are_the_same(
 ) -> None:
     """At thousands of errors the indexes are made in a forked child: same bytes as inline."""
     content, out, cache = project
+    real_index_files = build_module.search_index_files
+    made_here: list[bool] = []
+
+    def index_files(*args: Any) -> Any:
+        made_here.append(True)  # (a child's calls are not seen here)
+        return real_index_files(*args)
+
     for change in (None, "first", "second"):
         if change:
             edit_record(content, 12, "is checked", f"is checked {change}")
         monkeypatch.setattr("generator.build.FORK_WORTH", 1)
+        monkeypatch.setattr(build_module, "search_index_files", index_files)
+        made_here.clear()
         incremental(content, out, cache)
         monkeypatch.undo()  # the clean build makes them inline
         assert snapshot(out) == clean(content, tmp_path)
+        if change:  # the early child made the search index (an edit: few records changed)
+            assert not made_here
 
 
 def test_a_search_index_started_early_gives_way_when_a_record_has_no_unit(
@@ -406,20 +419,25 @@ def test_a_search_index_started_early_gives_way_when_a_record_has_no_unit(
     monkeypatch.setattr(build_module, "search_index_files", index_files)
     report = build(content, out, cache_dir=cache, jobs=2)
     assert report.written and report.pages_rendered == 2  # the edited one, the one without unit
-    assert isinstance(started[0], Helper) and made_here, "not started early, then made here"
+    assert isinstance(started[0], WaitingHelper) and made_here, "not started early, made here"
     monkeypatch.undo()
     assert snapshot(out) == clean(content, tmp_path)
     # What the child found: a record that is neither kept nor read again.
     assert report.site is not None
     loaded = cache_module.load_cache(database, cache_module.code_version())
-    assert build_module.search_index_reading(report.site, loaded) is not None
-    loaded.units.pop(report.site.records[0].id)
-    assert build_module.search_index_reading(report.site, loaded) is None
+    assert loaded.rows is not None
+    order = build_module.SearchIndexOrder(
+        loaded.token, [record.file for record in report.site.records], {}
+    )
+    made = build_module.search_index_from_rows(loaded.rows, order)
+    assert made is not None and made[0].content == (out / "assets/search-index.js").read_bytes()
+    first = report.site.records[0].file
+    loaded.rows[first] = (loaded.rows[first][0], None)
+    assert build_module.search_index_from_rows(loaded.rows, order) is None
     loaded.close()
 
 
 def test_a_helper_process_reports_what_went_wrong() -> None:
-    from generator.parallel import Helper
 
     assert Helper(lambda: {"answer": 42}).result() == {"answer": 42}
 
@@ -428,6 +446,47 @@ def test_a_helper_process_reports_what_went_wrong() -> None:
 
     with pytest.raises(RuntimeError, match="no index today"):
         Helper(broken).result()
+
+
+def test_a_waiting_helper_gets_its_message_or_none() -> None:
+    def work(receive: Any) -> Any:
+        return ("told", receive())
+
+    told = WaitingHelper(work)
+    # A child forked after it holds a copy of the pipe: the word still gets through.
+    bystander = Helper(lambda: time.sleep(5))
+    started = time.perf_counter()
+    told.send({"files": ["a.yaml"]})
+    assert told.result() == ("told", {"files": ["a.yaml"]})
+    assert time.perf_counter() - started < 3, "the child waited for the bystander to end"
+    bystander.__exit__()
+    cancelled = WaitingHelper(work)
+    cancelled.cancel()
+    assert cancelled.result() == ("told", None)
+    with WaitingHelper(work) as given_up:  # never told: ended, nothing left behind
+        pid = given_up.helper.pid
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)
+
+
+def test_an_early_search_index_child_that_read_another_cache_gives_way(
+    project: tuple[Path, Path, Path],
+) -> None:
+    """The child reads the rows itself: if they are not the rows this build loaded (another
+    build saved the cache meanwhile), it makes nothing."""
+    content, out, cache = project
+    incremental(content, out, cache)
+    database = next(cache.glob("*.sqlite"))
+    code = cache_module.code_version()
+    loaded = cache_module.load_cache(database, code)
+    files = sorted(loaded.records)
+    loaded.close()
+    order = build_module.SearchIndexOrder(loaded.token, files, {})
+    assert build_module.search_index_when_told(database, code, lambda: order) is not None
+    stale = order._replace(token="another build's")
+    assert build_module.search_index_when_told(database, code, lambda: stale) is None
+    assert build_module.search_index_when_told(database, code, lambda: None) is None
+    assert build_module.search_index_when_told(database, "other code", lambda: order) is None
 
 
 def test_builds_in_a_row_with_render_workers_match_clean_builds(tmp_path: Path) -> None:

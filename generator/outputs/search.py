@@ -15,7 +15,7 @@ from typing import Any
 
 from generator import urls
 from generator.markdown import text_of_html
-from generator.model import Record, RecordSummary, Site
+from generator.model import Record, RecordSummary
 from generator.outputs import OutputFile
 
 FIELDS = ("id", "repo", "kind", "exception", "message", "title", "path", "tags", "words", "retired")
@@ -115,9 +115,11 @@ def script_json(data: Any) -> str:
     )
 
 
-def search_files(site: Site, words_by_id: dict[str, str]) -> list[OutputFile]:
+def search_files(
+    records: tuple[RecordSummary, ...], words_by_id: dict[str, str]
+) -> list[OutputFile]:
     """Plan the search index script (meaning words per record come from the record units)."""
-    index = search_index(site.records, words_by_id)
+    index = search_index(records, words_by_id)
     # JSON.parse of a string literal parses faster than the same data as a JS literal.
     text = script_json(index)
     literal = "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
