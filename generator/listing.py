@@ -215,7 +215,9 @@ class EarlyChild:
             try:
                 listing = list_content(Path(content_root))
                 names = [(found.name, found.stat) for found in listing.files]
-                os.write(self.fd, marshal.dumps((names, listing.problems, listing.digest)))
+                data = marshal.dumps((names, listing.problems, listing.digest))
+                while data:
+                    data = data[os.write(self.fd, data) :]
             finally:
                 os._exit(0)
 
