@@ -18,7 +18,7 @@ import click
 from generator import __version__, urls
 from generator.build import DEFAULT_CACHE_DIR, BuildReport, build, load_site, theme_folders
 from generator.diagnostics import Diagnostic, Level
-from generator.listing import display_path
+from generator.listing import display_path, stop_early_listing
 from generator.model import SiteConfig
 
 # Each command imports what only it needs (scanning, pinning, serving, ...) when it runs:
@@ -600,7 +600,8 @@ def main() -> None:
     errors: a tenth of a build that changed one record. The process is ending,
     so its memory goes back to the system whole instead. Output is flushed
     first, and nothing errpages started is left running by then (each build
-    closes its worker pools; the background deletion is detached on purpose).
+    closes its worker pools, a listing child not taken is stopped; the
+    background deletion is detached on purpose).
     """
     try:
         cli(prog_name="errpages")
@@ -611,6 +612,7 @@ def main() -> None:
         else:
             print(exc.code, file=sys.stderr)
             status = 1
+    stop_early_listing()
     try:
         sys.stdout.flush()
         sys.stderr.flush()

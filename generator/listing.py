@@ -14,6 +14,7 @@ small process; what is wrong in the folder comes back as plain text
 from __future__ import annotations
 
 import bisect
+import gc
 import marshal
 import os
 import signal
@@ -197,6 +198,15 @@ def early_listing(content_root: Path) -> ContentFiles | None:
     return child.result()
 
 
+def stop_early_listing() -> None:
+    """End a listing child the build never took (it failed before listing, or another command
+    ran): the process is ending, and a child listing a large folder would go on alone."""
+    global _early
+    if _early is not None:
+        _early[1].stop()
+        _early = None
+
+
 class EarlyChild:
     """A child process listing the content folder; the listing comes back in an anonymous
     in-memory file, marshalled (names, stats and problems: quick to write and to read).
@@ -213,6 +223,7 @@ class EarlyChild:
         self.pid = os.fork()
         if self.pid == 0:  # the child: list, send, and leave at once (no cleanup of the parent's)
             try:
+                gc.disable()  # it frees nothing before it ends; collections only walk the listing
                 listing = list_content(Path(content_root))
                 names = [(found.name, found.stat) for found in listing.files]
                 data = marshal.dumps((names, listing.problems, listing.digest))

@@ -18,6 +18,7 @@ from generator.listing import (
     early_listing,
     list_content,
     start_early_listing,
+    stop_early_listing,
 )
 from tests.conftest import valid_record
 from tests.test_incremental import clean, snapshot
@@ -117,3 +118,18 @@ def test_a_child_that_fails_gives_no_listing_and_the_build_lists_itself(
     report = build(content, tmp_path / "site", cache_dir=None)
     assert report.written and not report.listed_early and len(report.site.records) == 12
     assert listing._early is None
+
+
+def test_a_listing_never_taken_is_stopped_when_the_command_ends(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "content" / "errors").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path)
+    start_early_listing(["build", "--content", "content"])
+    assert listing._early is not None
+    child = listing._early[1]
+    stop_early_listing()
+    assert listing._early is None
+    with pytest.raises(ChildProcessError):
+        os.waitpid(child.pid, os.WNOHANG)
+    stop_early_listing()  # nothing to stop: nothing happens
