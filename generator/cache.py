@@ -446,8 +446,8 @@ def rows_for_helper(path: Path, code: str) -> tuple[str, dict[str, Row]] | None:
     """Every record's row and the head's token, for a helper process reading them beside the
     build (which reads the same): its own connection, and nothing written (no table made or
     dropped, as opening the cache for a build may)."""
-    try:
-        db = sqlite3.connect(path, timeout=30)
+    try:  # mode=rw: a database that is gone is not made again, empty
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=rw", uri=True, timeout=30)
         try:
             if db.execute("PRAGMA user_version").fetchone()[0] != CACHE_FORMAT:
                 return None

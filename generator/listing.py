@@ -18,7 +18,9 @@ import gc
 import marshal
 import os
 import signal
+from array import array
 from contextlib import suppress
+from itertools import repeat
 from operator import attrgetter
 from pathlib import Path
 from typing import NamedTuple
@@ -198,6 +200,31 @@ def early_listing(content_root: Path) -> ContentFiles | None:
     return child.result()
 
 
+def packed_files(files: list[FoundFile]) -> tuple[str, bytes, bytes, bytes]:
+    """The files as their names in one string and their stats in three arrays: a child's
+    listing of 200,000 files went to the parent as tuples in 0.37 s, these take a few ms."""
+    names = "\0".join(found.name for found in files)  # no file name holds a NUL
+    sizes, mtimes, inodes = (array("q"), array("q"), array("Q"))
+    for _, _, (size, mtime, inode) in files:
+        sizes.append(size)
+        mtimes.append(mtime)
+        inodes.append(inode)
+    return names, sizes.tobytes(), mtimes.tobytes(), inodes.tobytes()
+
+
+def unpacked_files(
+    content_root: str, names: str, sizes: bytes, mtimes: bytes, inodes: bytes
+) -> list[FoundFile]:
+    """The files `packed_files` packed; each one's path is the folder's and its name, as
+    `list_content` makes it. Raises ValueError if the parts do not fit together."""
+    listed = names.split("\0") if names else []
+    stats = zip(array("q", sizes), array("q", mtimes), array("Q", inodes), strict=True)
+    folder = os.path.join(content_root, "")
+    paths = [folder + name for name in listed]
+    # tuple.__new__ makes each named tuple without a Python call (a tenth of a second at 200,000).
+    return list(map(tuple.__new__, repeat(FoundFile), zip(paths, listed, stats, strict=True)))
+
+
 def stop_early_listing() -> None:
     """End a listing child the build never took (it failed before listing, or another command
     ran): the process is ending, and a child listing a large folder would go on alone."""
@@ -225,8 +252,9 @@ class EarlyChild:
             try:
                 gc.disable()  # it frees nothing before it ends; collections only walk the listing
                 listing = list_content(Path(content_root))
-                names = [(found.name, found.stat) for found in listing.files]
-                data = marshal.dumps((names, listing.problems, listing.digest))
+                data = marshal.dumps(
+                    (*packed_files(listing.files), listing.problems, listing.digest)
+                )
                 while data:
                     data = data[os.write(self.fd, data) :]
             finally:
@@ -242,11 +270,10 @@ class EarlyChild:
         except OSError:
             return None
         try:
-            names, problems, digest = marshal.loads(data)
+            names, sizes, mtimes, inodes, problems, digest = marshal.loads(data)
+            files = unpacked_files(self.content_root, names, sizes, mtimes, inodes)
         except (EOFError, ValueError, TypeError):
             return None
-        folder = os.path.join(self.content_root, "")
-        files = [FoundFile(folder + name, name, stat) for name, stat in names]
         return ContentFiles(files, problems, digest)
 
     def stop(self) -> None:

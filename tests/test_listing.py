@@ -17,8 +17,10 @@ from generator.listing import (
     content_argument,
     early_listing,
     list_content,
+    packed_files,
     start_early_listing,
     stop_early_listing,
+    unpacked_files,
 )
 from tests.conftest import valid_record
 from tests.test_incremental import clean, snapshot
@@ -133,3 +135,17 @@ def test_a_listing_never_taken_is_stopped_when_the_command_ends(
     with pytest.raises(ChildProcessError):
         os.waitpid(child.pid, os.WNOHANG)
     stop_early_listing()  # nothing to stop: nothing happens
+
+
+def test_a_packed_listing_unpacks_to_the_same_files_and_a_cut_one_is_refused(
+    tmp_path: Path,
+) -> None:
+    content = tmp_path / "content"
+    write_corpus(12, content)
+    (content / "errors" / "naïve name.yaml").write_text("id: x\n")
+    files = list_content(content).files
+    names, sizes, mtimes, inodes = packed_files(files)
+    assert unpacked_files(str(content), names, sizes, mtimes, inodes) == files
+    with pytest.raises(ValueError):
+        unpacked_files(str(content), names, sizes[:-8], mtimes, inodes)
+    assert unpacked_files(str(content), *packed_files([])) == []
