@@ -131,8 +131,7 @@ def linked_within(
 ) -> str | None:
     """Where a link leads, if the walk may follow it: not out of content/ from the folders read
     as records and snippets (said so), nor back to a folder it came through (a loop: it would
-    never end). Paths are resolved strings (os.path: pathlib's methods cost the early child
-    its imports)."""
+    never end). Paths are resolved strings, as the walk keeps them."""
     target = os.path.realpath(path)
     if not is_within(target, root):
         if (name + "/").startswith(READ_FOLDERS):
