@@ -18,7 +18,7 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
-from typing import NamedTuple
+from typing import BinaryIO, NamedTuple
 
 from jinja2 import Environment, TemplateError, TemplateSyntaxError
 
@@ -64,11 +64,13 @@ from generator.outputs import OutputFile
 from generator.outputs.api import api_files, errors_index, index_entry
 from generator.outputs.assets import asset_files
 from generator.outputs.hosting import (
+    HeldDump,
     Layout,
     dump_identity,
     dump_stat,
     hosting_files,
     ndjson_plan,
+    patch_ndjson,
     redirect_files,
     sitemap_xml,
     source_date,
@@ -86,6 +88,7 @@ from generator.outputs.records import (
 from generator.outputs.search import search_files
 from generator.outputs.write import (
     FolderCheck,
+    Patch,
     Spare,
     Staging,
     check_collisions,
@@ -451,12 +454,14 @@ def stage_site_files(
     layout: Layout,
     search_index: SearchIndex | None = None,
     memo: PageMemo | None = None,
+    held_dump: HeldDump | None = None,
 ) -> dict[str, str]:
     """Stage the site-wide files, the search index and the hosting files; check page links.
 
     `layout` is filled with where each error's line went in api/errors.ndjson. `search_index`:
     the search index, when a child started making it early. `memo`: what the
-    site-wide pages were made from, to remember their links in.
+    site-wide pages were made from, to remember their links in. `held_dump`: what the
+    cache knows of the spare's dump.
     """
     written: dict[str, str] = {}
     if not plan.global_shard:
@@ -475,7 +480,9 @@ def stage_site_files(
     worth = len(site.records) >= FORK_WORTH and report.pages_rendered * 10 <= len(site.records)
     with search_index or Helper[list[OutputFile] | None](work, worth=worth) as helper:
         # The dump is mostly the kernel copying the previous one: a thread does it meanwhile.
-        dump = Background(stage_dump, site, staging, units, other_shards, old_layout, layout)
+        dump = Background(
+            stage_dump, site, staging, units, other_shards, old_layout, layout, held_dump
+        )
         try:
             hosting, problems = hosting_files(site, env)
             report.diagnostics += problems
@@ -528,10 +535,12 @@ def stage_dump(
     other_shards: dict[str, str],
     old_layout: Layout,
     layout: Layout,
+    held_dump: HeldDump | None = None,
 ) -> str:
     """Stage api/errors.ndjson; its hash. Each error's line is its JSON file; an unchanged
     one is copied from the previous dump, when that is still the file the last build
-    wrote (old_layout says so)."""
+    wrote (old_layout says so). `held_dump`: the stats and layout of the dump the spare
+    holds (the one before the previous), which is changed in place when it is still so."""
     line_shas: dict[str, str] = {}
     unchanged: set[str] = set()
     previous = staging.previous
@@ -556,14 +565,44 @@ def stage_dump(
             return extra_lines[record_id]
         return staging.read_bytes(urls.error_json(record_id))
 
-    pieces, new_layout = ndjson_plan(site, line_length, old_layout, unchanged)
+    records = site.records
+    pieces, new_layout = ndjson_plan(records, line_length, old_layout, unchanged)
     layout.update(new_layout)
     old_dump = staging.out_dir / urls.ERRORS_NDJSON if old_layout else None
+
+    def write_from(stream: BinaryIO, index: int) -> None:  # the lines from records[index] on
+        tail, tail_pieces = records[index:], pieces
+        if index:
+            start = new_layout[tail[0].id][0]
+            tail_pieces, _ = ndjson_plan(tail, line_length, old_layout, unchanged, start)
+        write_ndjson(stream, tail, tail_pieces, line, old_dump)
+
+    patch: Patch | None = None
+    if held_dump is not None:
+        held_stat, held_layout = held_dump
+        held = staging.holds  # the spare's JSON files: its dump's lines
+
+        def same_line(record_id: str) -> bool:
+            return held.get(urls.error_json(record_id)) == line_shas[record_id]
+
+        patch = (
+            held_stat,
+            partial(
+                patch_ndjson,
+                records=records,
+                layout=new_layout,
+                held_layout=held_layout,
+                same_line=same_line,
+                line=line,
+                write_from=write_from,
+            ),
+        )
     return staging.put_written(
         urls.ERRORS_NDJSON,
-        partial(write_ndjson, site=site, pieces=pieces, line=line, old_dump=old_dump),
+        partial(write_from, index=0),
         dump_identity(site, line_shas.__getitem__),
         live_intact=bool(old_layout),
+        patch=patch,
     )
 
 
@@ -884,6 +923,7 @@ def write_site(
     intact = previous and cache.dump_stat is not None and cache.dump_stat == dump_stat(out_dir)
     old_layout = cache.dump_layout if intact else {}
     spare = cache.spare if previous else None
+    held_dump = cache.spare_dump if spare is not None else None
     staging = Staging(
         out_dir,
         previous,
@@ -916,6 +956,7 @@ def write_site(
                 layout,
                 search_index,
                 memo,
+                held_dump,
             )
         with timed(report, "linkcheck"):
             cross = [
@@ -943,6 +984,8 @@ def write_site(
     if state.cache_path is not None:
         cache.units = units
         cache.pages = memo.current
+        # The dump just replaced is the spare's now (one swapped out whole, or none).
+        cache.spare_dump = (cache.dump_stat, old_layout) if intact and cache.dump_stat else None
         cache.dump_layout = layout
         cache.dump_stat = dump_stat(out_dir)
         cache.outputs = written

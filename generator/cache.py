@@ -42,11 +42,11 @@ from generator.links import LinkIds
 from generator.listing import StatKey
 from generator.loader import SnippetFiles
 from generator.model import DriftNote, Record, RecordSummary
-from generator.outputs.hosting import DumpStat, Layout
+from generator.outputs.hosting import DumpStat, HeldDump, Layout
 from generator.outputs.pages import Rendered
 from generator.outputs.write import MARKER, FolderCheck, FolderTimes, Spare, check_folders
 
-CACHE_FORMAT = 9
+CACHE_FORMAT = 10
 GENERATOR_DIR = Path(__file__).resolve().parent
 
 # What a record was read from: its file, the file's stats and its snippet file's stats.
@@ -96,6 +96,7 @@ class BuildCache:
     outputs: dict[str, str] = field(default_factory=dict)  # site path -> sha256
     dump_layout: Layout = field(default_factory=dict)  # where each line is in errors.ndjson
     dump_stat: DumpStat | None = None  # the dump's stats when the last build left it
+    spare_dump: HeldDump | None = None  # the spare's dump: the one the last build swapped out
     spare: Spare | None = None  # the previous site kept beside the output, and what it holds
     live_folders: FolderTimes = field(default_factory=dict)  # the output's folders' mtimes
     warnings: tuple[Diagnostic, ...] = ()  # what the last build reported, repeated on a no-op

@@ -173,6 +173,89 @@ def test_builds_in_a_row_edit_the_spare_and_match_clean_builds(
         assert (spare / ".errpages-spare").is_file()
 
 
+def first_record_index(content: Path) -> int:
+    """The place, among the record files in name order, of the one with the smallest id (the
+    first line of the dump)."""
+    files = sorted((content / "errors").rglob("*.yaml"))
+    ids = [re.search(r'^id: "([0-9a-f]+)"', f.read_text(), re.M) for f in files]
+    return min(range(len(files)), key=lambda i: ids[i][1] if ids[i] else "")
+
+
+def test_the_spare_dump_is_changed_in_place(
+    project: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    """The dump the spare holds (two builds old) is made into the new one in place: lines of
+    the same length written over, the rest from the first line that moved on. Its inode
+    stays, and the bytes are a clean build's."""
+    content, out, cache = project
+    dump = Path("api/errors.ndjson")
+    spare = out.parent / f".{out.name}.spare"
+    incremental(content, out, cache)
+    edit_record(content, 3, "is checked while", "is checked soon while")  # the spare's dump is
+    incremental(content, out, cache)  # the live one's hard link after a first build: not patched
+    first = first_record_index(content)
+    steps = [
+        (5, "is checked while", "is checked whilE"),  # the same length: written over
+        (7, "is checked while", "is checked later while"),  # longer: the rest from there
+        (first, "is checked while", "is checked at first while"),  # the first line moves
+        (first, "is checked at first while", "is checked while"),  # and back
+        (12, "is checked while", "is checked whilE"),
+    ]
+    for index, old, new in steps:
+        held = (spare / dump).stat()
+        assert held.st_nlink == 1
+        edit_record(content, index, old, new)
+        incremental(content, out, cache)
+        assert (out / dump).stat().st_ino == held.st_ino, "the spare's dump was not patched"
+        assert snapshot(out) == clean(content, tmp_path)
+
+
+@pytest.mark.parametrize("change", ["linked elsewhere", "changed by hand", "patch fails"])
+def test_a_spare_dump_that_cannot_be_patched_is_written_anew(
+    project: tuple[Path, Path, Path],
+    tmp_path: Path,
+    change: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A spare's dump with another link (it would change that file too), changed since the
+    cache saw it, or whose patching fails halfway, is not used: a new file is written, and
+    the other link keeps its bytes."""
+    content, out, cache = project
+    dump = Path("api/errors.ndjson")
+    spare = out.parent / f".{out.name}.spare"
+    incremental(content, out, cache)
+    edit_record(content, 3, "is checked while", "is checked soon while")
+    incremental(content, out, cache)  # the spare's dump: the first build's, its own file now
+    held = spare / dump
+    assert held.stat().st_nlink == 1
+    other, tried = tmp_path / "elsewhere.ndjson", []
+    if change == "linked elsewhere":
+        os.link(held, other)
+    elif change == "changed by hand":
+        with open(held, "r+b") as stream:
+            stream.write(b"[")
+    else:
+
+        def failing(stream: Any, **_: Any) -> None:
+            tried.append(True)
+            stream.write(b"half a dump")
+            raise OSError("the disk is full")
+
+        monkeypatch.setattr(build_module, "patch_ndjson", failing)
+    before = held.read_bytes()
+    inode = held.stat().st_ino
+    edit_record(content, 5, "is checked while", "is checked whilE")
+    incremental(content, out, cache)
+    monkeypatch.undo()
+    if change == "patch fails":  # (the new file may be given the removed one's inode number)
+        assert tried, "the spare's dump was not patched"
+    else:
+        assert (out / dump).stat().st_ino != inode, "the spare's dump was patched"
+    assert snapshot(out) == clean(content, tmp_path)
+    if change == "linked elsewhere":
+        assert other.read_bytes() == before
+
+
 @pytest.mark.parametrize("looked", ["by a helper", "here"])
 @pytest.mark.parametrize("change", ["file", "deep file", "folder", "deleted", "replaced"])
 def test_the_output_changed_by_hand_is_put_right_within_two_builds(

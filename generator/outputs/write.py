@@ -15,6 +15,7 @@ import posixpath
 import re
 import secrets
 import shutil
+import stat as stat_module
 import subprocess
 import sys
 import tempfile
@@ -127,6 +128,10 @@ def remove_leftovers(out_dir: Path) -> None:
 FolderTimes = dict[str, tuple[int, bool]]
 RACY_NS = 200_000_000
 SET_ASIDE_BYTES = 8 << 20  # a replaced file this large is deleted in the background
+
+# How to change the spare's copy of a file into the new one in place, with the stats (size,
+# mtime in ns, inode) that copy must have: those the cache saw it with.
+Patch = tuple[tuple[int, int, int], Callable[[BinaryIO], None]]
 
 
 @dataclass(frozen=True)
@@ -410,25 +415,59 @@ class Staging:
         return sha
 
     def put_written(
-        self, path: str, write: Callable[[BinaryIO], None], sha: str, live_intact: bool
+        self,
+        path: str,
+        write: Callable[[BinaryIO], None],
+        sha: str,
+        live_intact: bool,
+        patch: Patch | None = None,
     ) -> str:
         """Stage a large file that `write` writes (into an unbuffered file), known by `sha`.
 
         `sha` identifies the content without reading it (the caller knows what
         it is made of); the previous output's copy is linked when it has the
-        same and is `live_intact` (untouched since it was written).
+        same and is `live_intact` (untouched since it was written). `patch`:
+        how to change the spare's copy into it in place, and that copy's stats
+        as the cache last saw them.
         """
         if self.holds.get(path) == sha:
             return sha  # the spare has it already
         if live_intact and self.previous.get(path) == sha and self.link_from_live(path):
             return sha
         target = self._target(path)
+        if patch is not None and path in self.holds and self.patched(target, *patch):
+            return sha
         temp = target.with_name(f".{target.name}.part")
         with open(temp, "wb", buffering=0) as stream:
             write(stream)
         self.set_aside(target)
         os.replace(temp, target)
         return sha
+
+    def patched(
+        self, target: Path, stat: tuple[int, int, int], patch: Callable[[BinaryIO], None]
+    ) -> bool:
+        """Change the spare's copy of a file in place (`patch`): only a file of the spare's own
+        (one link: never one the live site shares) that has the size, mtime and inode the cache
+        last saw. False when it is not so; a copy that failed halfway is removed."""
+        if self.root != self.spare or not hasattr(os, "pwrite"):
+            return False
+        flags = os.O_RDWR | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        try:
+            handle = os.open(target, flags)  # never through a symbolic link; never waits
+        except OSError:
+            return False
+        with open(handle, "r+b", buffering=0) as stream:
+            st = os.fstat(handle)
+            same = (st.st_size, st.st_mtime_ns, st.st_ino) == stat
+            if not (same and stat_module.S_ISREG(st.st_mode) and st.st_nlink == 1):
+                return False
+            try:
+                patch(stream)
+            except OSError:
+                target.unlink(missing_ok=True)
+                return False
+        return True
 
     def set_aside(self, target: Path) -> None:
         """Move a large file about to be replaced out of the staged folder, to be deleted in the
