@@ -688,6 +688,45 @@ def test_the_home_page_feed_and_sitemap_are_made_again_only_when_what_they_show_
     assert f"errors/{error_id}/</loc><lastmod>2027-01-01<" in (out / "sitemap.xml").read_text()
 
 
+def test_the_errors_index_is_made_again_only_when_an_entry_changes(
+    project: tuple[Path, Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An edit to what the errors index does not show leaves it as the last build made it (not
+    made, not rewritten); a changed message, or an error in another place, makes it again."""
+    content, out, cache = project
+    incremental(content, out, cache)
+    made: list[int] = []
+    real_index = build_module.errors_index
+    monkeypatch.setattr(
+        build_module, "errors_index", lambda *args: made.append(1) or real_index(*args)
+    )
+    renamed = sorted((content / "errors").rglob("*.yaml"))[9]
+    old_id = renamed.read_text().split('id: "')[1].split('"')[0]
+
+    def rename() -> None:  # another id (the old one kept as an alias): another place in the order
+        text = renamed.read_text().replace(old_id, "0000000000000abc", 1)
+        renamed.write_text(f'{text}aliases: ["{old_id}"]\n')
+
+    steps = [
+        (lambda: edit_record(content, 5, "is checked while", "is checked soon while"), False),
+        (lambda: edit_record(content, 5, 'message: "--', 'message: "now --'), True),
+        (lambda: edit_record(content, 6, "is checked while", "is checked soon while"), False),
+        (rename, True),
+    ]
+    for step, changes in steps:
+        step()
+        before = (out / "api/errors/index.json").stat().st_mtime_ns
+        made.clear()
+        incremental(content, out, cache)
+        assert bool(made) == changes
+        assert ((out / "api/errors/index.json").stat().st_mtime_ns != before) == changes
+        monkeypatch.undo()
+        assert snapshot(out) == clean(content, tmp_path)
+        monkeypatch.setattr(
+            build_module, "errors_index", lambda *args: made.append(1) or real_index(*args)
+        )
+
+
 def test_a_leftover_being_deleted_is_left_to_its_deletion(tmp_path: Path) -> None:
     """A staging folder whose deletion is under way (its `rm` holds a lock on it) gets no second
     `rm`; once nothing holds it, the next build deletes it."""

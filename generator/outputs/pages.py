@@ -95,6 +95,13 @@ class PageMemo:
         self.current[path] = (inputs, sha, None)
         return OutputFile(path, page, origin, sha=sha)
 
+    def made_here(
+        self, path: str, inputs: tuple[Any, ...], content: bytes, origin: str, sha: str
+    ) -> OutputFile:
+        """A file made already, from these inputs (known only once it was made: its hash)."""
+        self.current[path] = (inputs, sha, None)
+        return OutputFile(path, content, origin, sha=sha)
+
     def links_checked(self, path: str, cross_links: tuple[CrossLink, ...]) -> None:
         """Remember a page's links to other pages' anchors, found as its links were checked."""
         made = self.current.get(path)
