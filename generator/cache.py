@@ -46,7 +46,7 @@ from generator.outputs.hosting import DumpStat, HeldDump, Layout
 from generator.outputs.pages import Rendered
 from generator.outputs.write import MARKER, FolderCheck, FolderTimes, Spare, check_folders
 
-CACHE_FORMAT = 10
+CACHE_FORMAT = 11
 GENERATOR_DIR = Path(__file__).resolve().parent
 
 # What a record was read from: its file, the file's stats and its snippet file's stats.
@@ -177,9 +177,18 @@ class BuildCache:
             db=None,
             token="",
             spare=None,
+            outputs={},
+            dump_layout={},
+            live_folders={},
+            spare_dump=None,
         )
         spare = None if self.spare is None else spare_difference(self.spare, self.outputs)
-        data = pickle.dumps((CACHE_FORMAT, token, head, spare), protocol=pickle.HIGHEST_PROTOCOL)
+        # The head's tables of ten thousand entries (plain strings, numbers and tuples) go in
+        # marshal's format: a fifth of the time pickle took to write them, and less to read.
+        tables = marshal.dumps((self.outputs, self.dump_layout, self.live_folders, self.spare_dump))
+        data = pickle.dumps(
+            (CACHE_FORMAT, token, head, spare, tables), protocol=pickle.HIGHEST_PROTOCOL
+        )
         rows = self.current_rows()
         earlier = self.rows if self.rows is not None else {}
         changed = [
@@ -429,7 +438,7 @@ def read_head_and_rows(
     None when they are of other code or do not belong together (a build was killed between
     writing the rows and the head). Raises what READ_ERRORS names."""
     with open(path.with_suffix(".pickle"), "rb") as stream:
-        version, token, cache, spare = pickle.load(stream)
+        version, token, cache, spare, tables = pickle.load(stream)
     row = db.execute("SELECT data FROM head WHERE id = 1").fetchone()
     if (
         version != CACHE_FORMAT
@@ -439,6 +448,7 @@ def read_head_and_rows(
         or row[0] != token
     ):
         return None
+    cache.outputs, cache.dump_layout, cache.live_folders, cache.spare_dump = marshal.loads(tables)
     rows = {name: decode_row(meta) for name, meta in db.execute("SELECT file, meta FROM entries")}
     return token, cache, spare, rows
 
@@ -466,7 +476,7 @@ def spare_check(path: Path, spare: Path) -> tuple[str, FolderCheck] | None:
     cache: it reads the head again itself rather than wait for it."""
     try:
         with open(path.with_suffix(".pickle"), "rb") as stream:
-            version, _, _, record = pickle.load(stream)
+            version, _, _, record, _ = pickle.load(stream)
         if version != CACHE_FORMAT or record is None:
             return None
         token, _, folders = record
