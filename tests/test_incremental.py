@@ -707,24 +707,37 @@ def test_the_errors_index_is_made_again_only_when_an_entry_changes(
         text = renamed.read_text().replace(old_id, "0000000000000abc", 1)
         renamed.write_text(f'{text}aliases: ["{old_id}"]\n')
 
-    steps = [
+    from generator.outputs.pages import PageMemo
+
+    carried: list[str | None] = []
+    real_carried = PageMemo.carried_over
+
+    def carried_over(memo: PageMemo, path: str, held: str | None) -> str | None:
+        carried.append(real_carried(memo, path, held))
+        return carried[-1]
+
+    monkeypatch.setattr(PageMemo, "carried_over", carried_over)
+    steps = [  # (the spare holds the first build's index, then one older than the live one's)
         (lambda: edit_record(content, 5, "is checked while", "is checked soon while"), False),
         (lambda: edit_record(content, 5, 'message: "--', 'message: "now --'), True),
         (lambda: edit_record(content, 6, "is checked while", "is checked soon while"), False),
         (rename, True),
     ]
-    for step, changes in steps:
+    for number, (step, changes) in enumerate(steps):
         step()
         before = (out / "api/errors/index.json").stat().st_mtime_ns
         made.clear()
+        carried.clear()
         incremental(content, out, cache)
         assert bool(made) == changes
+        assert bool(carried and carried[0]) == (number == 0), "not carried over from the spare"
         assert ((out / "api/errors/index.json").stat().st_mtime_ns != before) == changes
         monkeypatch.undo()
         assert snapshot(out) == clean(content, tmp_path)
         monkeypatch.setattr(
             build_module, "errors_index", lambda *args: made.append(1) or real_index(*args)
         )
+        monkeypatch.setattr(PageMemo, "carried_over", carried_over)
 
 
 def test_a_leftover_being_deleted_is_left_to_its_deletion(tmp_path: Path) -> None:

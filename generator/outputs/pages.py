@@ -102,6 +102,16 @@ class PageMemo:
         self.current[path] = (inputs, sha, None)
         return OutputFile(path, content, origin, sha=sha)
 
+    def carried_over(self, path: str, held: str | None) -> str | None:
+        """The hash of the last build's file at path, when the staging folder holds that very
+        file (`held`: the hash of what it holds there): it is carried over as it is, neither
+        made, read nor written. None when it is not so."""
+        earlier = self.previous.get(path)
+        if earlier is None or held is None or earlier[1] != held:
+            return None
+        self.current[path] = earlier
+        return held
+
     def links_checked(self, path: str, cross_links: tuple[CrossLink, ...]) -> None:
         """Remember a page's links to other pages' anchors, found as its links were checked."""
         made = self.current.get(path)
