@@ -480,7 +480,8 @@ def stage_site_files(
     work = partial(search_index_files, site, units, other_words)
     worth = len(site.records) >= FORK_WORTH and report.pages_rendered * 10 <= len(site.records)
     with search_index or Helper[list[OutputFile] | None](work, worth=worth) as helper:
-        # The dump is mostly the kernel copying the previous one: a thread does it meanwhile.
+        # The dump is mostly kernel work (writing into the spare's copy, copying runs of the
+        # live one): a thread does it meanwhile.
         dump = Background(
             stage_dump, site, staging, units, other_shards, old_layout, layout, held_dump
         )
