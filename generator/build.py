@@ -49,7 +49,13 @@ from generator.diagnostics import (
 )
 from generator.linkcheck import check_cross_links, check_page
 from generator.links import link_records, retitled
-from generator.listing import ContentFiles, display_path, early_listing, list_content
+from generator.listing import (
+    ContentFiles,
+    display_path,
+    early_listing,
+    list_content,
+    shown_records_folder,
+)
 from generator.loader import LoadedContent, load_content, parse_files
 from generator.model import (
     Record,
@@ -144,6 +150,7 @@ class BuildReport:
     written: bool = False
     unchanged: bool = False  # a no-op build: nothing read, nothing written
     listed_early: bool = False  # the content folder was listed while the process started
+    records_read: int = 0  # record files read and validated; the others' rows were kept
     pages_rendered: int = 0
     pages_kept: int = 0
     files_total: int = 0
@@ -211,6 +218,7 @@ def load_site(
     with timed(report, "load"):
         loaded, problems = load_content(content_root, cache.reuse if cache else None, listing)
         report.diagnostics += problems
+        report.records_read = len(loaded.pending)
     with timed(report, "validate"):
         config, theme_dir = read_settings(loaded, options, report)
         fresh, problems = validate_all(loaded, jobs)
@@ -651,7 +659,14 @@ def early_search_helper(state: BuildState) -> AbstractContextManager[SearchIndex
         or len(state.listing.under("errors")[0]) < FORK_WORTH
     ):
         return nullcontext()
-    return WaitingHelper(partial(search_index_when_told, state.cache_path, state.code))
+    return WaitingHelper(
+        partial(
+            search_index_when_told,
+            state.cache_path,
+            state.code,
+            shown_records_folder(state.content_root),
+        )
+    )
 
 
 def early_search_index(
@@ -694,10 +709,13 @@ class SearchIndexOrder(NamedTuple):
 
 
 def search_index_when_told(
-    cache_path: Path, code: str, receive: Callable[[], SearchIndexOrder | None]
+    cache_path: Path,
+    code: str,
+    records_folder: str,
+    receive: Callable[[], SearchIndexOrder | None],
 ) -> list[OutputFile] | None:
     """In the early child: read the cache's rows, wait for the order, make the index."""
-    read = rows_for_helper(cache_path, code)
+    read = rows_for_helper(cache_path, code, records_folder)
     order = receive()
     if read is None or order is None or read[0] != order.token:
         return None
@@ -720,7 +738,8 @@ def search_index_from_rows(
             entry, unit = rows.get(file, (None, None))
             if entry is None or unit is None:
                 return None
-            if unit.version != (file, entry.stat, entry.snippet_stat):
+            # (a row's unit is the one rendered from its file: the name needs no check)
+            if unit.version[1:] != (entry.stat, entry.snippet_stat):
                 return None
             summary = entry.summary
             words[summary.id] = unit.meaning_words
@@ -853,7 +872,7 @@ def build(
             listing = early_listing(content_root)
             report.listed_early = listing is not None
             listing = listing or list_content(content_root)
-        inputs = tree_fingerprint(theme_folders(content_root), options.key(), listing.digest)
+        inputs = inputs_fingerprint(content_root, options, listing.digest)
         site_identity = folder_identity(out_dir) if out_dir is not None else None
         if unchanged_since(cache_path, code, inputs, site_identity):
             report.unchanged = True  # decided without loading the cache itself
@@ -892,7 +911,7 @@ class BuildState:
 def load_and_write(state: BuildState, pool: WorkerPool, report: BuildReport) -> BuildReport:
     """The pipeline proper: load, validate, link, plan, render, write, remember."""
     with early_spare_check(state) as spare_folders, early_search_helper(state) as search_helper:
-        cache = load_cache(state.cache_path, state.code)
+        cache = load_cache(state.cache_path, state.code, shown_records_folder(state.content_root))
         try:
             return build_with_cache(state, cache, pool, report, spare_folders, search_helper)
         finally:
@@ -1053,10 +1072,8 @@ def write_site(
         cache.inputs = state.inputs
         # The manifest is an input; when the build just added ids to it, take the stats again.
         if report.manifest_updated:
-            cache.inputs = tree_fingerprint(
-                theme_folders(state.content_root),
-                options.key(),
-                list_content(state.content_root).digest,
+            cache.inputs = inputs_fingerprint(
+                state.content_root, options, list_content(state.content_root).digest
             )
         cache.site_identity = folder_identity(out_dir)
         report.cache_problem = cache.save()
@@ -1113,6 +1130,15 @@ def check_only(
                 report.diagnostics += problems
         report.files = plan.site_files
     return report
+
+
+def inputs_fingerprint(content_root: Path, options: BuildOptions, content_digest: str) -> str:
+    """What a build is made from, hashed: the content folder's files (their digest), the
+    theme's, the options, and how record files are named in messages (a build run from
+    another working folder names them otherwise, so it does not repeat the last one's
+    warnings as they were)."""
+    extra = f"{options.key()}\n{shown_records_folder(content_root)}"
+    return tree_fingerprint(theme_folders(content_root), extra, content_digest)
 
 
 def theme_folders(content_root: Path) -> list[Path]:

@@ -46,11 +46,12 @@ from generator.outputs.hosting import DumpStat, HeldDump, Layout
 from generator.outputs.pages import Rendered
 from generator.outputs.write import MARKER, FolderCheck, FolderTimes, Spare, check_folders
 
-CACHE_FORMAT = 11
+CACHE_FORMAT = 12
 GENERATOR_DIR = Path(__file__).resolve().parent
 
-# What a record was read from: its file, the file's stats and its snippet file's stats.
-# A record read from the same files is the same record.
+# What a record was read from: its file (named under errors/, so the same from any working
+# folder), the file's stats and its snippet file's stats. A record read from the same files
+# is the same record.
 Version = tuple[str, StatKey, StatKey | None]
 
 
@@ -100,12 +101,14 @@ class BuildCache:
     spare: Spare | None = None  # the previous site kept beside the output, and what it holds
     live_folders: FolderTimes = field(default_factory=dict)  # the output's folders' mtimes
     warnings: tuple[Diagnostic, ...] = ()  # what the last build reported, repeated on a no-op
+    records_folder: str = ""  # how record files' names begin, as shown (`content/errors/`)
     # Not in the head:
-    records: dict[str, RecordEntry] = field(default_factory=dict)  # by record file
+    records: dict[str, RecordEntry] = field(default_factory=dict)  # by record file, as shown
     units: dict[str, UnitEntry] = field(default_factory=dict)  # by error id
     fresh: dict[str, Record] = field(default_factory=dict)  # validated by this build, to save
     retitled: frozenset[str] = frozenset()  # ids whose links read differently since last build
     rows: dict[str, Row] | None = None  # the rows as read or last saved (None: not known)
+    rows_renamed: bool = False  # read as saved by a build run from another working folder
     known_versions: dict[str, Version] | None = None  # made from `records` when first asked
     db: sqlite3.Connection | None = field(default=None, compare=False)
     token: str = field(default="", compare=False)  # the head's, as read: which rows these are
@@ -129,8 +132,10 @@ class BuildCache:
     def versions(self) -> dict[str, Version]:
         """Every record file's version, made once a build (pages ask for thousands of them)."""
         if self.known_versions is None:
+            cut = len(self.records_folder)
             self.known_versions = {
-                name: (name, entry.stat, entry.snippet_stat) for name, entry in self.records.items()
+                name: (name[cut:], entry.stat, entry.snippet_stat)
+                for name, entry in self.records.items()
             }
         return self.known_versions
 
@@ -140,11 +145,13 @@ class BuildCache:
         if record is not None:
             return record
         assert self.db is not None, "a cached record without a database"
-        row = self.db.execute("SELECT data FROM records WHERE file = ?", (record_file,)).fetchone()
+        row = self.db.execute(
+            "SELECT data FROM records WHERE file = ?", (record_file[len(self.records_folder) :],)
+        ).fetchone()
         if row is None:
             raise KeyError(record_file)
         loaded: Record = pickle.loads(row[0])
-        return loaded
+        return loaded if loaded.file == record_file else renamed(loaded, record_file)
 
     def save(self) -> str | None:
         """Write the head and the rows that changed; drop the rows of records now gone.
@@ -191,30 +198,32 @@ class BuildCache:
         )
         rows = self.current_rows()
         earlier = self.rows if self.rows is not None else {}
+        cut = len(self.records_folder)  # rows are saved under the record's name under errors/
         changed = [
-            (name, encode_row(row))
+            (name[cut:], encode_row(row))
             for name, row in rows.items()
-            if not same_row(earlier.get(name), row)
+            if self.rows_renamed or not same_row(earlier.get(name), row)
         ]
         db = self.db or open_database(path)
         with db:
             if self.rows is None:  # rows under an unknown (older or damaged) head
                 db.execute("DELETE FROM entries")
                 db.execute("DELETE FROM records")
-            gone = [(name,) for name in earlier.keys() - rows.keys()]
+            gone = [(name[cut:],) for name in earlier.keys() - rows.keys()]
             db.executemany("DELETE FROM entries WHERE file = ?", gone)
             db.executemany("DELETE FROM records WHERE file = ?", gone)
             db.executemany("INSERT OR REPLACE INTO entries (file, meta) VALUES (?, ?)", changed)
             db.executemany(
                 "INSERT OR REPLACE INTO records (file, data) VALUES (?, ?)",
                 (
-                    (name, pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL))
+                    (name[cut:], pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL))
                     for name, record in self.fresh.items()
                     if name in rows
                 ),
             )
             db.execute("INSERT OR REPLACE INTO head (id, data) VALUES (1, ?)", (token,))
         self.db, self.fresh, self.rows, self.token = db, {}, rows, token
+        self.rows_renamed = False
         head_file = path.with_suffix(".pickle")
         head_file.with_suffix(".pickletmp").write_bytes(data)
         os.replace(head_file.with_suffix(".pickletmp"), head_file)
@@ -234,7 +243,8 @@ class BuildCache:
 
     def current_rows(self) -> dict[str, Row]:
         """Each record file's entry, with the unit of the record read from it, if rendered."""
-        unit_of = {unit.version[0]: unit for unit in self.units.values()}
+        folder = self.records_folder
+        unit_of = {folder + unit.version[0]: unit for unit in self.units.values()}
         return {name: (entry, unit_of.get(name)) for name, entry in self.records.items()}
 
     def close(self) -> None:
@@ -264,6 +274,22 @@ def spare_from_difference(record: SpareRecord, outputs: dict[str, str]) -> Spare
         else:
             held[path] = sha
     return Spare(token, held, folders)
+
+
+def renamed(record: Record, record_file: str) -> Record:
+    """A record saved by a build run from another working folder, named as this one names it
+    (in its positions too, which messages about it show)."""
+    positions = {
+        key: where._replace(path=record_file) if where.path == record.file else where
+        for key, where in record.positions.items()
+    }
+    return replace(record, file=record_file, positions=positions)
+
+
+def rename_row(row: Row, record_file: str) -> Row:
+    """A row whose summary names its record file as `record_file`."""
+    entry, unit = row
+    return entry._replace(summary=entry.summary._replace(file=record_file)), unit
 
 
 def encode_row(row: Row) -> bytes:
@@ -394,24 +420,31 @@ def cache_file(cache_dir: Path, out_dir: Path | None, options: str) -> Path:
     return cache_dir / f"build-{key[:20]}.sqlite"
 
 
-def load_cache(path: Path | None, code: str) -> BuildCache:
+def load_cache(path: Path | None, code: str, records_folder: str) -> BuildCache:
     """The cache for this output and options; empty when missing, unreadable or from other code.
 
     The head and every record's row are read; full records only when asked for.
+    Record files are named as this build shows them: `records_folder` (what
+    `shown_records_folder` says) and their name under it.
     """
     if path is None or not path.is_file():
-        return BuildCache(path, code)
+        return BuildCache(path, code, records_folder=records_folder)
     try:
         db = open_database(path)
     except (OSError, sqlite3.Error):
-        return BuildCache(path, code)
+        return BuildCache(path, code, records_folder=records_folder)
     try:
-        read = read_head_and_rows(db, path, code)
+        read = read_head_and_rows(db, path, code, records_folder)
     except READ_ERRORS:
         read = None
     if read is None:
-        return BuildCache(path, code, db=db)
+        return BuildCache(path, code, records_folder=records_folder, db=db)
     token, cache, spare, rows = read
+    if cache.records_folder != records_folder:
+        # Saved by a build run from another working folder: the summaries name the record
+        # files as it showed them. Named as this build shows them, and all saved again.
+        rows = {name: rename_row(row, name) for name, row in rows.items()}
+        cache.records_folder, cache.rows_renamed = records_folder, True
     cache.path, cache.db, cache.rows, cache.token = path, db, rows, token
     cache.spare = None if spare is None else spare_from_difference(spare, cache.outputs)
     cache.records = {name: entry for name, (entry, _) in rows.items()}
@@ -432,7 +465,7 @@ READ_ERRORS = (
 
 
 def read_head_and_rows(
-    db: sqlite3.Connection, path: Path, code: str
+    db: sqlite3.Connection, path: Path, code: str, records_folder: str
 ) -> tuple[str, BuildCache, SpareRecord | None, dict[str, Row]] | None:
     """The head (its token, the cache it holds, the spare's record) and every record's row;
     None when they are of other code or do not belong together (a build was killed between
@@ -449,11 +482,16 @@ def read_head_and_rows(
     ):
         return None
     cache.outputs, cache.dump_layout, cache.live_folders, cache.spare_dump = marshal.loads(tables)
-    rows = {name: decode_row(meta) for name, meta in db.execute("SELECT file, meta FROM entries")}
+    rows = {
+        records_folder + name: decode_row(meta)
+        for name, meta in db.execute("SELECT file, meta FROM entries")
+    }
     return token, cache, spare, rows
 
 
-def rows_for_helper(path: Path, code: str) -> tuple[str, dict[str, Row]] | None:
+def rows_for_helper(
+    path: Path, code: str, records_folder: str
+) -> tuple[str, dict[str, Row]] | None:
     """Every record's row and the head's token, for a helper process reading them beside the
     build (which reads the same): its own connection, and nothing written (no table made or
     dropped, as opening the cache for a build may)."""
@@ -462,7 +500,7 @@ def rows_for_helper(path: Path, code: str) -> tuple[str, dict[str, Row]] | None:
         try:
             if db.execute("PRAGMA user_version").fetchone()[0] != CACHE_FORMAT:
                 return None
-            read = read_head_and_rows(db, path, code)
+            read = read_head_and_rows(db, path, code, records_folder)
         finally:
             db.close()
     except READ_ERRORS:

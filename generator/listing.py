@@ -37,6 +37,15 @@ def display_path(path: str | Path) -> str:
     return str(path)
 
 
+def shown_records_folder(content_root: str | Path) -> str:
+    """How record files' names begin in messages (`content/errors/`, as display_path says).
+
+    A record file is known in messages by that name, which depends on the
+    working folder; the build cache knows it by its name under errors/ alone.
+    """
+    return display_path(Path(content_root) / "errors") + "/"
+
+
 StatKey = tuple[int, int, int]  # size, mtime in ns, inode: enough to tell a file changed
 Problem = tuple[str, str]  # a path as shown, what is wrong with it
 

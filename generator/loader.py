@@ -20,6 +20,7 @@ from generator.listing import (
     StatKey,
     display_path,
     list_content,
+    shown_records_folder,
 )
 from generator.model import DriftNote, RecordSummary, TextFile
 from generator.published import MANIFEST, Manifest, read_manifest
@@ -160,7 +161,7 @@ def load_content(
     reused: list[RecordSummary] = []
     record_stats: dict[str, StatKey] = {}
     to_read: list[tuple[Path, str]] = []
-    shown_folder = display_path(content_root / "errors") + "/"
+    shown_folder = shown_records_folder(content_root)
     record_files, cut = listing.under("errors")
     for found in record_files:
         if not found.name.endswith(RECORD_SUFFIXES):

@@ -17,6 +17,7 @@ from benchmarks.corpus import write_corpus
 from generator import build as build_module
 from generator import cache as cache_module
 from generator.build import build
+from generator.listing import shown_records_folder
 from generator.parallel import Helper, WaitingHelper
 from tests.conftest import REPO_ROOT, leftovers
 
@@ -479,7 +480,7 @@ def test_a_search_index_started_early_gives_way_when_a_record_has_no_unit(
     database = next(cache.glob("*.sqlite"))
     with sqlite3.connect(database) as db:
         name, meta = db.execute("SELECT file, meta FROM entries ORDER BY file LIMIT 1").fetchone()
-        entry, _ = cache_module.decode_row(meta)
+        entry, _ = cache_module.decode_row(meta, name)
         db.execute(
             "UPDATE entries SET meta = ? WHERE file = ?",
             (cache_module.encode_row((entry, None)), name),
@@ -507,7 +508,9 @@ def test_a_search_index_started_early_gives_way_when_a_record_has_no_unit(
     assert snapshot(out) == clean(content, tmp_path)
     # What the child found: a record that is neither kept nor read again.
     assert report.site is not None
-    loaded = cache_module.load_cache(database, cache_module.code_version())
+    loaded = cache_module.load_cache(
+        database, cache_module.code_version(), shown_records_folder(content)
+    )
     assert loaded.rows is not None
     order = build_module.SearchIndexOrder(
         loaded.token, [record.file for record in report.site.records], {}
@@ -561,15 +564,18 @@ def test_an_early_search_index_child_that_read_another_cache_gives_way(
     incremental(content, out, cache)
     database = next(cache.glob("*.sqlite"))
     code = cache_module.code_version()
-    loaded = cache_module.load_cache(database, code)
+    loaded = cache_module.load_cache(database, code, shown_records_folder(content))
     files = sorted(loaded.records)
     loaded.close()
     order = build_module.SearchIndexOrder(loaded.token, files, {})
-    assert build_module.search_index_when_told(database, code, lambda: order) is not None
+    folder = shown_records_folder(content)
+    assert build_module.search_index_when_told(database, code, folder, lambda: order) is not None
     stale = order._replace(token="another build's")
-    assert build_module.search_index_when_told(database, code, lambda: stale) is None
-    assert build_module.search_index_when_told(database, code, lambda: None) is None
-    assert build_module.search_index_when_told(database, "other code", lambda: order) is None
+    assert build_module.search_index_when_told(database, code, folder, lambda: stale) is None
+    assert build_module.search_index_when_told(database, code, folder, lambda: None) is None
+    assert (
+        build_module.search_index_when_told(database, "other code", folder, lambda: order) is None
+    )
 
 
 def test_builds_in_a_row_with_render_workers_match_clean_builds(tmp_path: Path) -> None:
@@ -777,3 +783,68 @@ def test_a_large_file_replaced_is_deleted_in_the_background(
     incremental(content, out, cache)
     assert snapshot(out) == clean(content, tmp_path)
     assert [name for name in leftovers(tmp_path) if name.startswith(".site.")] == []
+
+
+def test_a_build_run_from_another_working_folder_keeps_what_the_cache_holds(
+    project: tuple[Path, Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Messages name record files from the working folder; the cache knows them by their name
+    under errors/, so a build run from elsewhere renders nothing again, and what it says about
+    a record it did not read again names the file as that folder shows it."""
+    content, out, cache = project
+    record = sorted((content / "errors").rglob("*.yaml"))[5]
+    text = record.read_text()
+    related = re.search(r'related: \["(\w+)"', text)
+    assert related is not None
+    first = related.group(1)
+    record.write_text(text.replace(f'related: ["{first}"', f'related: ["{first}", "{first}"'))
+    monkeypatch.chdir(tmp_path)
+    report = build(content, out, cache_dir=cache, jobs=2)
+    assert report.written
+    listed_twice = [d for d in report.diagnostics if "listed twice" in d.message]
+    assert [d.position.path for d in listed_twice] == [str(record.relative_to(tmp_path))]
+    before = mtimes(out)
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    report = build(content, out, cache_dir=cache, jobs=2)
+    assert report.records_read == 0 and report.pages_rendered == 0, "a record was read again"
+    listed_twice = [d for d in report.diagnostics if "listed twice" in d.message]
+    assert [d.position.path for d in listed_twice] == [str(record)]  # (outside: as given)
+    assert mtimes(out) == before
+
+    # An error whose message changes: the pages linking to it are rendered again, from their
+    # records read back from the cache, and the site is a clean build's.
+    edit_record(content, 30, "(case ", "(elsewhere case ")
+    report = build(content, out, cache_dir=cache, jobs=2)
+    assert report.records_read == 1
+    assert 1 < report.pages_rendered < 20  # of 60: the edited one and its neighbours
+    assert snapshot(out) == clean(content, tmp_path)
+    monkeypatch.chdir(tmp_path)
+    report = build(content, out, cache_dir=cache, jobs=2)
+    assert report.records_read == 0 and report.pages_rendered == 0
+    assert snapshot(out) == clean(content, tmp_path)
+
+
+def test_a_record_read_back_is_named_as_this_build_shows_it(
+    project: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    content, out, cache = project
+    incremental(content, out, cache)
+    database = next(cache.glob("*.sqlite"))
+    code = cache_module.code_version()
+    here = cache_module.load_cache(database, code, shown_records_folder(content))
+    there = cache_module.load_cache(database, code, "somewhere/else/errors/")
+    name = min(here.records)
+    under = name[len(here.records_folder) :]
+    moved = there.read_record("somewhere/else/errors/" + under)
+    kept = here.read_record(name)
+    assert kept.file == name and moved.file == "somewhere/else/errors/" + under
+    assert moved.positions and {where.path for where in moved.positions.values()} == {moved.file}
+    assert {where.path for where in kept.positions.values()} == {name}
+    assert [p[1:] for p in moved.positions.values()] == [p[1:] for p in kept.positions.values()]
+    assert there.records["somewhere/else/errors/" + under].summary.file.startswith("somewhere/")
+    assert there.versions()["somewhere/else/errors/" + under] == here.versions()[name]
+    here.close()
+    there.close()

@@ -143,20 +143,16 @@ def kept_units(
     """
     to_render: list[RecordSummary] = []
     kept: dict[str, UnitEntry] = {}
-    retitled, units, entries = cache.retitled, cache.units, cache.records
+    retitled, units, versions = cache.retitled, cache.units, cache.versions()
     related_ids, backlink_ids = site.links.related, site.links.backlinks
     drift, drift_note = site.drift, site.drift_note
     previous, held, keep = staging.previous, staging.holds, staging.keep
     for summary in records:
         unit = units.get(summary.id)
         if unit is not None:
-            file, stat, snippet_stat = unit.version
-            entry = entries[summary.file]
             related, backlinks = unit.links
             if (
-                file == summary.file
-                and stat == entry.stat
-                and snippet_stat == entry.snippet_stat
+                unit.version == versions[summary.file]
                 and related == related_ids[summary.id]
                 and backlinks == backlink_ids.get(summary.id, ())
                 and (not retitled or retitled.isdisjoint(related + backlinks))
