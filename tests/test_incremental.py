@@ -480,7 +480,7 @@ def test_a_search_index_started_early_gives_way_when_a_record_has_no_unit(
     database = next(cache.glob("*.sqlite"))
     with sqlite3.connect(database) as db:
         name, meta = db.execute("SELECT file, meta FROM entries ORDER BY file LIMIT 1").fetchone()
-        entry, _ = cache_module.decode_row(meta, name)
+        entry, _ = cache_module.decode_row(meta)
         db.execute(
             "UPDATE entries SET meta = ? WHERE file = ?",
             (cache_module.encode_row((entry, None)), name),
