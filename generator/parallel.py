@@ -159,6 +159,12 @@ def _run_chunk(
 FORK_WORTH = 2000  # below this many records, a helper process costs more than it saves
 
 
+# A helper runs at a lower priority than the build: with the build, the other helper and the
+# render workers on two cores, the build's own work (reading the cache above all) is what an
+# edit waits for, and a helper done later is still done before the build asks for it.
+HELPER_NICENESS = 5
+
+
 class Helper(Generic[Result]):
     """Work done in a forked child while this process goes on; its result comes back in a file.
 
@@ -180,6 +186,8 @@ class Helper(Generic[Result]):
         self.file = tempfile.TemporaryFile(prefix="errpages-helper-")  # noqa: SIM115
         pid = os.fork()
         if pid == 0:  # the child: run, send, and leave at once (no cleanup of the parent's)
+            with suppress(OSError):
+                os.nice(HELPER_NICENESS)
             try:
                 outcome: tuple[bool, object] = (True, work())
             except BaseException:
