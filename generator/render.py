@@ -14,7 +14,7 @@ import os
 import pickle
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -347,7 +347,103 @@ def render_error_page(
     return env.get_template("error.html").render(context)
 
 
-def error_summary(record: Record, page: PageLinks) -> dict[str, Any]:
+class FullReads:
+    """How many full records the rendering of one listing page read (`ListedRecord`)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+
+# A record's attributes its summary holds as they are (`summarize` copies them).
+SUMMARY_ATTRIBUTES = frozenset(
+    "id file repo kind exception message title related tags aliases draft id_derived".split()
+)
+
+
+class ListedRecord:
+    """A record as a page that lists many of them shows it.
+
+    What the record's summary holds (its id, title, message, kind, where it
+    is raised...) is answered from the summary; anything else (its meaning,
+    its snippet, its analysis) reads the full record, and counts the read in
+    `reads`. A listing page whose template read no full record depends on
+    its records' summaries alone, so an edit that leaves them as they were
+    (most edits: a meaning, a solution) does not render it again
+    (`PageMemo.render_listing`). The default theme's listing pages read none;
+    a theme's may, and its pages are then rendered again whenever one of
+    their records is.
+    """
+
+    __slots__ = ("read", "reads", "summary")
+
+    def __init__(
+        self, summary: RecordSummary, read: Callable[[RecordSummary], Record], reads: FullReads
+    ) -> None:
+        self.summary, self.read, self.reads = summary, read, reads
+
+    def full(self) -> Record:
+        self.reads.count += 1
+        return self.read(self.summary)
+
+    def __getattr__(self, name: str) -> Any:  # only for names not found on the view itself
+        if name in SUMMARY_ATTRIBUTES:
+            return getattr(self.summary, name)
+        if name == "source":
+            return ListedSource(self)
+        return getattr(self.full(), name)
+
+    # What Python looks up on the type, never through __getattr__: the full record's.
+    def __eq__(self, other: object) -> bool:
+        other = other.full() if isinstance(other, ListedRecord) else other
+        return self.full() == other
+
+    def __hash__(self) -> int:
+        return hash(self.full())
+
+    def __repr__(self) -> str:
+        return repr(self.full())
+
+
+class ListedSource:
+    """A listed record's `source`: where it is raised from its summary, the snippet from the
+    full record."""
+
+    __slots__ = ("listed",)
+
+    def __init__(self, listed: ListedRecord) -> None:
+        self.listed = listed
+
+    @property
+    def path(self) -> str:
+        return self.listed.summary.source_path
+
+    @property
+    def line(self) -> int:
+        return self.listed.summary.source_line
+
+    @property
+    def commit(self) -> str:
+        return self.listed.summary.commit
+
+    @property
+    def short_commit(self) -> str:
+        return self.listed.summary.commit[:10]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.listed.full().source, name)
+
+    def __eq__(self, other: object) -> bool:
+        other = other.listed.full().source if isinstance(other, ListedSource) else other
+        return self.listed.full().source == other
+
+    def __hash__(self) -> int:
+        return hash(self.listed.full().source)
+
+    def __repr__(self) -> str:
+        return repr(self.listed.full().source)
+
+
+def error_summary(record: Record | ListedRecord, page: PageLinks) -> dict[str, Any]:
     return {
         "record": record,
         "short_title": short_text(record.title),
@@ -387,9 +483,14 @@ def repo_overview(groups: dict[str, list[RecordSummary]]) -> list[RepoOverview]:
 
 
 def home_page_context(
-    site: Site, overview: list[RepoOverview], recent: list[RecordSummary]
+    site: Site,
+    overview: list[RepoOverview],
+    recent: list[RecordSummary],
+    reads: FullReads | None = None,
 ) -> dict[str, Any]:
-    """The home page: the repositories (`repo_overview`), the newest errors (`recent_records`)."""
+    """The home page: the repositories (`repo_overview`), the newest errors (`recent_records`);
+    the errors as `ListedRecord`s, their full records read counted in `reads`."""
+    reads = reads or FullReads()
     page = PageLinks.for_page(urls.HOME_PAGE)
     repos = [
         {
@@ -405,12 +506,16 @@ def home_page_context(
         **site_context(site.config, page, urls.canonical_url(site.config, urls.HOME_PAGE)),
         "repos": repos,
         "total": len(site.records),
-        "recent": [error_summary(site.record(r), page) for r in recent],
+        "recent": [error_summary(ListedRecord(r, site.record, reads), page) for r in recent],
     }
 
 
-def repo_page_context(site: Site, repo: str, records: list[RecordSummary]) -> dict[str, Any]:
-    """A repository's errors grouped by exception type, then by source file."""
+def repo_page_context(
+    site: Site, repo: str, records: list[RecordSummary], reads: FullReads | None = None
+) -> dict[str, Any]:
+    """A repository's errors grouped by exception type, then by source file; the errors as
+    `ListedRecord`s, their full records read counted in `reads`."""
+    reads = reads or FullReads()
     path = urls.repo_page(repo)
     page = PageLinks.for_page(path)
     by_exception: dict[str, dict[str, list[RecordSummary]]] = defaultdict(lambda: defaultdict(list))
@@ -424,7 +529,7 @@ def repo_page_context(site: Site, repo: str, records: list[RecordSummary]) -> di
                 {
                     "path": source_path,
                     "errors": [
-                        error_summary(site.record(r), page)
+                        error_summary(ListedRecord(r, site.record, reads), page)
                         for r in sorted(items, key=lambda r: (r.source_line, r.id))
                     ],
                 }

@@ -18,6 +18,7 @@ from generator import build as build_module
 from generator import cache as cache_module
 from generator.build import build
 from generator.listing import shown_records_folder
+from generator.outputs import pages as pages_module
 from generator.parallel import Helper, WaitingHelper
 from tests.conftest import REPO_ROOT, leftovers
 
@@ -848,3 +849,57 @@ def test_a_record_read_back_is_named_as_this_build_shows_it(
     assert there.versions()["somewhere/else/errors/" + under] == here.versions()[name]
     here.close()
     there.close()
+
+
+def test_a_repository_page_is_rendered_again_only_when_what_it_shows_changes(
+    project: tuple[Path, Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The default theme's repository pages show what the records' summaries hold: an edit
+    to a meaning leaves them unrendered, an edit to a message renders its repository's."""
+    content, out, cache = project
+    incremental(content, out, cache)
+    rendered: list[str] = []
+    real = pages_module.repo_page_context
+
+    def counted(site: Any, repo: str, *args: Any) -> Any:
+        rendered.append(repo)
+        return real(site, repo, *args)
+
+    monkeypatch.setattr(pages_module, "repo_page_context", counted)
+    record = sorted((content / "errors").rglob("*.yaml"))[7]
+    repo = record.read_text().split("repo: ")[1].split("\n")[0]
+    edit_record(content, 7, "is checked while", "is checked early while")
+    incremental(content, out, cache)
+    assert rendered == []
+    edit_record(content, 7, "(case ", "(renamed case ")
+    incremental(content, out, cache)
+    assert rendered == [repo]
+    monkeypatch.undo()
+    assert snapshot(out) == clean(content, tmp_path)
+
+
+def test_a_theme_listing_page_that_shows_more_than_summaries_follows_every_edit(
+    project: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    """A theme's repository page may show what only the full record holds, for some records
+    only: from the build that first shows it, every edit to those records renders it."""
+    content, out, cache = project
+    repo_html = content.parent / "mytheme" / "templates" / "repo.html"
+    shown = (
+        '{% if "special" in item.record.message %}<p class="more">'
+        "{{ item.record.meaning }} line {{ item.record.source.snippet.start_line }}"
+        " by {{ item.record.analysis.by }}</p>{% endif %}\n"
+        "    </li>"
+    )
+    repo_html.write_text(repo_html.read_text().replace("    </li>", shown, 1))
+    incremental(content, out, cache)
+    assert snapshot(out) == clean(content, tmp_path)
+    assert 'class="more"' not in "".join(p.read_text() for p in (out / "repos").rglob("*.html"))
+    edit_record(content, 7, "(case ", "(special case ")
+    incremental(content, out, cache)
+    assert snapshot(out) == clean(content, tmp_path)
+    edit_record(content, 7, "is checked while", "is checked early while")
+    incremental(content, out, cache)
+    assert snapshot(out) == clean(content, tmp_path)
+    pages = "".join(p.read_text() for p in (out / "repos").rglob("*.html"))
+    assert pages.count('class="more"') == 1 and "is checked early while" in pages

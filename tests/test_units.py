@@ -10,8 +10,9 @@ import pytest
 from generator.links import short_text
 from generator.markdown import is_safe_url, render_markdown
 from generator.messages import placeholder_names
+from generator.model import Analysis, Record, Snippet, Source, summarize
 from generator.outputs.write import _exchange
-from generator.render import message_html
+from generator.render import FullReads, ListedRecord, message_html
 from generator.schema import derive_id, normalise_snippet_name
 
 
@@ -131,3 +132,38 @@ def test_two_folders_are_exchanged_in_one_step(tmp_path: Path) -> None:
     assert _exchange(tmp_path / "staged", tmp_path / "live")
     assert [p.name for p in (tmp_path / "live").iterdir()] == ["new.html"]
     assert [p.name for p in (tmp_path / "staged").iterdir()] == ["old.html"]
+
+
+def test_a_listed_record_reads_the_full_record_only_for_what_its_summary_lacks() -> None:
+    snippet = Snippet("raise X()", 40, "python")
+    record = Record(
+        id="000000000000000a",
+        repo="a/b",
+        kind="warning",
+        exception="ValueError",
+        message="bad {value}",
+        title="bad value",
+        meaning="the meaning",
+        source=Source("x.py", 41, "abcdef1234567", snippet),
+        solutions=("s",),
+        file="content/errors/x.yaml",
+        tags=("t",),
+        analysis=Analysis("me", "2026-01-01"),
+    )
+    reads = FullReads()
+    listed = ListedRecord(summarize(record), lambda _summary: record, reads)
+    for name in ("id", "file", "repo", "kind", "exception", "message", "title", "related"):
+        assert getattr(listed, name) == getattr(record, name)
+    for name in ("tags", "aliases", "draft", "id_derived"):
+        assert getattr(listed, name) == getattr(record, name)
+    source = listed.source
+    assert (source.path, source.line, source.commit) == ("x.py", 41, "abcdef1234567")
+    assert source.short_commit == record.source.short_commit
+    assert reads.count == 0
+    assert listed.meaning == "the meaning" and reads.count == 1
+    assert listed.source.snippet.start_line == 40 and reads.count == 2
+    assert listed.analysis.by == "me" and listed.retired is None
+    assert listed == record and repr(listed) == repr(record) and hash(listed) == hash(record)
+    assert listed.source == record.source and repr(listed.source) == repr(record.source)
+    with pytest.raises(AttributeError):
+        _ = listed.no_such_field

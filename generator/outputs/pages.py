@@ -5,7 +5,9 @@ of thousands of errors rendering them is a visible part of an incremental
 build; a page whose inputs (the settings and the records it is made from)
 equal the last build's is not rendered again. A record stands in the inputs
 by its version (its file and the stats of what it was read from): a record
-read from the same files is the same record. A page's records' versions are
+read from the same files is the same record; or, for a page whose template
+asked only what the records' summaries hold, by its summary
+(`PageMemo.render_listing`). A page's records' versions or summaries are
 kept as one hash, and the page itself not at all: it is read back from the
 previous output when its inputs are the same.
 """
@@ -28,6 +30,7 @@ from generator.model import RecordSummary, Site
 from generator.outputs import OutputFile
 from generator.outputs.hosting import feed_updated, feed_xml
 from generator.render import (
+    FullReads,
     group_by_repo,
     home_page_context,
     recent_records,
@@ -78,6 +81,47 @@ class PageMemo:
 
         return self.made(path, (template, *inputs), render, origin)
 
+    def render_listing(
+        self,
+        env: Environment,
+        path: str,
+        template: str,
+        inputs: tuple[Any, ...],
+        records: list[RecordSummary],
+        context: Callable[[FullReads], dict[str, Any]],
+        origin: str,
+    ) -> OutputFile:
+        """A page listing records, rendered from context() unless the last build rendered it
+        from these inputs and what it showed of these records.
+
+        What it showed: the records' summaries, when rendering it read no full
+        record (its template asked only what a summary holds: `ListedRecord`),
+        else the records' versions. Which of the two the last build found is
+        kept with its inputs; the same template showing the same summaries
+        takes the same path through them, and reads no full record again.
+        """
+        earlier = self.previous.get(path)
+        by_summaries = earlier is not None and shown_by_summaries(earlier[0])
+        shown = self.shown(records, by_summaries)
+        reads = FullReads()
+
+        def render() -> bytes:
+            return env.get_template(template).render(context(reads)).encode()
+
+        file = self.made(path, (template, *inputs, shown), render, origin)
+        if not file.unchanged and by_summaries != (reads.count == 0):
+            shown = self.shown(records, reads.count == 0)
+            self.current[path] = ((template, *inputs, shown), self.current[path][1], None)
+        return file
+
+    def shown(self, records: list[RecordSummary], by_summaries: bool) -> tuple[str, str]:
+        """What a listing page shows of its records, as one hash: their summaries, or (when
+        it read their full records) the versions they were read from."""
+        if not by_summaries:
+            return "versions", self.versions(records)
+        summaries = [tuple(record) for record in records]
+        return "summaries", hashlib.sha256(marshal.dumps(summaries, 2)).hexdigest()
+
     def made(
         self, path: str, inputs: tuple[Any, ...], make: Callable[[], bytes], origin: str
     ) -> OutputFile:
@@ -119,6 +163,12 @@ class PageMemo:
             self.current[path] = (made[0], made[1], cross_links)
 
 
+def shown_by_summaries(inputs: tuple[Any, ...]) -> bool:
+    """Whether a listing page's inputs, as kept, say it showed its records' summaries only."""
+    last = inputs[-1] if inputs else None
+    return isinstance(last, tuple) and len(last) == 2 and last[0] == "summaries"
+
+
 def page_files(site: Site, env: Environment, memo: PageMemo | None = None) -> list[OutputFile]:
     """Render the site-wide HTML pages (each error's page is a record output), and the feed.
 
@@ -130,19 +180,22 @@ def page_files(site: Site, env: Environment, memo: PageMemo | None = None) -> li
     config = site.config
     groups = group_by_repo(site.records)
     for repo, records in groups.items():
-        path = urls.repo_page(repo)
-        inputs: tuple[Any, ...] = (config, repo, memo.versions(records))
-        context = partial(repo_page_context, site, repo, records)
-        files.append(memo.render(env, path, "repo.html", inputs, context, f"repository {repo}"))
+        path, origin = urls.repo_page(repo), f"repository {repo}"
+        listing = partial(repo_page_context, site, repo, records)
+        page = memo.render_listing(env, path, "repo.html", (config, repo), records, listing, origin)
+        files.append(page)
     overview, recent = repo_overview(groups), recent_records(site)
-    inputs = (config, tuple(overview), len(site.records), memo.versions(recent))
-    context = partial(home_page_context, site, overview, recent)
-    files.append(memo.render(env, urls.HOME_PAGE, "index.html", inputs, context, "home page"))
+    counts = (config, tuple(overview), len(site.records))
+    listing = partial(home_page_context, site, overview, recent)
+    files.append(
+        memo.render_listing(env, urls.HOME_PAGE, "index.html", counts, recent, listing, "home page")
+    )
     context = partial(search_page_context, site)
     files.append(memo.render(env, urls.SEARCH_PAGE, "search.html", (config,), context, "search"))
     if config.base_url:
         newest, updated = recent_records(site, config.feed_count), feed_updated(site)
-        inputs = (config, updated, memo.versions(newest))
         feed = partial(feed_xml, site, newest, updated)
-        files.append(memo.made(urls.FEED_XML, inputs, feed, "feed"))
+        files.append(
+            memo.made(urls.FEED_XML, (config, updated, memo.versions(newest)), feed, "feed")
+        )
     return files
