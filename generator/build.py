@@ -14,7 +14,7 @@ import os
 import re
 import time
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -24,11 +24,13 @@ from jinja2 import Environment, TemplateError, TemplateSyntaxError
 
 from generator import urls
 from generator.cache import (
+    CACHE_FORMAT,
     BuildCache,
     RecordEntry,
     Row,
     UnitEntry,
     cache_file,
+    cache_summary,
     code_version,
     compiled_templates_folder,
     folder_identity,
@@ -872,13 +874,16 @@ def build(
             listing = early_listing(content_root)
             report.listed_early = listing is not None
             listing = listing or list_content(content_root)
-        inputs = inputs_fingerprint(content_root, options, listing.digest)
+        themes = theme_folders(content_root)
+        inputs = inputs_fingerprint(content_root, options, listing.digest, themes)
         site_identity = folder_identity(out_dir) if out_dir is not None else None
         if unchanged_since(cache_path, code, inputs, site_identity):
             report.unchanged = True  # decided without loading the cache itself
             return report
-        # Forked now, while this process is small: the cache and the records are loaded next.
-        with WorkerPool(jobs if out_dir is not None else 1) as pool:
+        # Forked now, while this process is small (the cache and the records are loaded
+        # next), unless few pages are expected to be rendered.
+        early = not few_pages_expected(cache_path, code, listing, themes)
+        with WorkerPool(jobs if out_dir is not None else 1, early) as pool:
             state = BuildState(
                 content_root,
                 out_dir,
@@ -1132,13 +1137,56 @@ def check_only(
     return report
 
 
-def inputs_fingerprint(content_root: Path, options: BuildOptions, content_digest: str) -> str:
+def inputs_fingerprint(
+    content_root: Path,
+    options: BuildOptions,
+    content_digest: str,
+    themes: list[Path] | None = None,
+) -> str:
     """What a build is made from, hashed: the content folder's files (their digest), the
-    theme's, the options, and how record files are named in messages (a build run from
-    another working folder names them otherwise, so it does not repeat the last one's
-    warnings as they were)."""
+    theme's (in `themes`, else found), the options, and how record files are named in
+    messages (a build run from another working folder names them otherwise, so it does
+    not repeat the last one's warnings as they were)."""
     extra = f"{options.key()}\n{shown_records_folder(content_root)}"
-    return tree_fingerprint(theme_folders(content_root), extra, content_digest)
+    folders = theme_folders(content_root) if themes is None else themes
+    return tree_fingerprint(folders, extra, content_digest)
+
+
+# At most this many content files changed since the last build, all records or snippets:
+# an edit, expected to render a few pages (`few_pages_expected`).
+FEW_CHANGED = 10
+
+
+def few_pages_expected(
+    cache_path: Path | None, code: str, listing: ContentFiles, themes: list[Path]
+) -> bool:
+    """Whether this build is likely to render only a few pages: the last build, of this very
+    code, saved its cache after every content and theme file was last written but a few
+    records or snippets (going by their mtimes).
+
+    A guess, which decides only when the render workers are forked
+    (`WorkerPool`): early, or late if many pages turn out to need rendering
+    (a file written back with an old mtime, say). What changed is found as
+    always, by each file's stats against the cache's.
+    """
+    summary = cache_summary(cache_path)
+    if summary is None or summary[0].get("code") != code:
+        return False
+    head, saved = summary
+    if head.get("format") != CACHE_FORMAT:
+        return False
+    changed = [found.name for found in listing.files if found.stat[1] >= saved]
+    if len(changed) > FEW_CHANGED or not all(
+        name.startswith(("errors/", "snippets/")) for name in changed
+    ):
+        return False
+    for folder in themes:
+        for parent, _, names in os.walk(folder):
+            for name in names:
+                with suppress(OSError):
+                    if os.stat(os.path.join(parent, name)).st_mtime_ns >= saved:
+                        return False
+    return True
 
 
 def theme_folders(content_root: Path) -> list[Path]:

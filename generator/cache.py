@@ -34,7 +34,7 @@ import sys
 from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from generator import __version__
 from generator.diagnostics import Diagnostic
@@ -353,16 +353,28 @@ def open_database(path: Path) -> sqlite3.Connection:
     raise AssertionError("unreachable")
 
 
+def cache_summary(path: Path | None) -> tuple[dict[str, Any], int] | None:
+    """The small summary the last build saved beside the cache, and when it was saved (its
+    mtime in ns); None when there is none."""
+    if path is None:
+        return None
+    try:
+        with open(path.with_suffix(".head"), "rb") as stream:
+            saved = os.fstat(stream.fileno()).st_mtime_ns
+            head = json.loads(stream.read())
+    except (OSError, ValueError):
+        return None
+    return (head, saved) if isinstance(head, dict) else None
+
+
 def unchanged_since(
     path: Path | None, code: str, inputs: str, site: tuple[int, int, int] | None
 ) -> bool:
     """True when the last build saw these very inputs and wrote this very output folder."""
-    if path is None or site is None:
+    summary = cache_summary(path)
+    if summary is None or site is None:
         return False
-    try:
-        head = json.loads(path.with_suffix(".head").read_text())
-    except (OSError, ValueError):
-        return False
+    head = summary[0]
     return bool(
         head.get("format") == CACHE_FORMAT
         and head.get("code") == code

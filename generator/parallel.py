@@ -102,12 +102,19 @@ class WorkerPool:
     a process holding ten thousand records soon held copies of them. These
     are forked before the records are loaded; what they work on reaches them
     by pickling: `setup` once per worker (through a file), items by chunk.
+
+    Not when the build expects to render a few pages (`early` False: an edit,
+    which renders them here): forking and ending the workers, and the page
+    copies this process then makes while they live, cost an edit 60 ms at ten
+    thousand records. Should it find many to render after all, they are forked
+    then, late.
     """
 
-    def __init__(self, jobs: int) -> None:
+    def __init__(self, jobs: int, early: bool = True) -> None:
         self.size = jobs or os.cpu_count() or 1
         self.pool: Pool | None = None
-        if self.size > 1 and "fork" in multiprocessing.get_all_start_methods():
+        self.forkable = self.size > 1 and "fork" in multiprocessing.get_all_start_methods()
+        if early and self.forkable:
             self.pool = forked_pool(self.size)
 
     def __enter__(self) -> WorkerPool:
@@ -127,6 +134,8 @@ class WorkerPool:
         chunk: int = 25,
     ) -> Iterator[Result]:
         """work(start(setup), chunk) over the items; results in any order, as they come."""
+        if self.forkable and self.pool is None and worker_count(self.size, len(items)) > 1:
+            self.pool = forked_pool(self.size)  # more to do than expected: forked late
         if self.pool is None or worker_count(self.size, len(items)) <= 1:
             state = start(setup)
             for index in range(0, len(items), chunk):

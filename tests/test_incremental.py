@@ -16,6 +16,7 @@ import pytest
 from benchmarks.corpus import write_corpus
 from generator import build as build_module
 from generator import cache as cache_module
+from generator import parallel as parallel_module
 from generator.build import build
 from generator.listing import shown_records_folder
 from generator.outputs import pages as pages_module
@@ -903,3 +904,50 @@ def test_a_theme_listing_page_that_shows_more_than_summaries_follows_every_edit(
     assert snapshot(out) == clean(content, tmp_path)
     pages = "".join(p.read_text() for p in (out / "repos").rglob("*.html"))
     assert pages.count('class="more"') == 1 and "is checked early while" in pages
+
+
+def test_render_workers_are_forked_early_only_when_many_pages_are_expected(
+    project: tuple[Path, Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An edit forks no render workers (it renders its few pages here); a build that finds
+    many pages to render although the files' mtimes said otherwise forks them then; a theme
+    change forks them at the start."""
+    content, out, cache = project
+    forks: list[str] = []  # each build's render workers: forked "early", "late" or "none"
+    pool_class = parallel_module.WorkerPool
+    real_init, real_map = pool_class.__init__, pool_class.map
+
+    def init(self: Any, jobs: int, early: bool = True) -> None:
+        real_init(self, jobs, early)
+        forks.append("early" if self.pool is not None else "none")
+
+    def map_work(self: Any, *args: Any, **kwargs: Any) -> Any:
+        forked_before = self.pool is not None
+        for result in real_map(self, *args, **kwargs):
+            if not forked_before and self.pool is not None:
+                forks[-1], forked_before = "late", True
+            yield result
+
+    monkeypatch.setattr(pool_class, "__init__", init)
+    monkeypatch.setattr(pool_class, "map", map_work)
+    monkeypatch.setattr(parallel_module, "MIN_PER_PROCESS", 1)  # two pages make work for two
+    incremental(content, out, cache)
+    edit_record(content, 7, "is checked while", "is checked early while")
+    incremental(content, out, cache)
+    assert forks == ["early", "none"]
+    assert snapshot(out) == clean(content, tmp_path)
+    long_ago = time.time() - 10 * 24 * 3600
+    for index in range(20):  # written back with old mtimes: they look unchanged to the guess
+        record = sorted((content / "errors").rglob("*.yaml"))[index]
+        record.write_text(record.read_text().replace("is checked", "is looked at", 1))
+        os.utime(record, (long_ago, long_ago))
+    report = build(content, out, cache_dir=cache, jobs=2)
+    assert report.pages_rendered >= 20 and forks[-1] == "late", forks
+    assert snapshot(out) == clean(content, tmp_path)
+    css = content.parent / "mytheme" / "static" / "style.css"
+    css.write_text(css.read_text() + "\nbody { margin: 0; }\n")
+    edit_record(content, 7, "is checked early while", "is checked while")
+    incremental(content, out, cache)
+    assert forks[-1] == "early"
+    monkeypatch.undo()
+    assert snapshot(out) == clean(content, tmp_path)
