@@ -35,7 +35,10 @@ from generator.cache import (
     compiled_templates_folder,
     folder_identity,
     load_cache,
+    read_search_parts,
     rows_for_helper,
+    save_search_parts,
+    saved_token,
     spare_check,
     tree_fingerprint,
     unchanged_since,
@@ -93,7 +96,13 @@ from generator.outputs.records import (
     render_units,
     unit_entry,
 )
-from generator.outputs.search import search_files
+from generator.outputs.search import (
+    IndexParts,
+    index_file,
+    index_parts,
+    search_files,
+    updated_parts,
+)
 from generator.outputs.write import (
     FolderCheck,
     Patch,
@@ -107,6 +116,7 @@ from generator.parallel import (
     FORK_WORTH,
     Background,
     Helper,
+    Then,
     WaitingHelper,
     WorkerPool,
     collector_paused,
@@ -697,7 +707,17 @@ def early_search_index(
         helper.cancel()
         return None
     read_again = {r.file: (r, fresh[r.file]) for r in records if r.file in fresh}
-    helper.send(SearchIndexOrder(cache.token, [r.file for r in records], read_again))
+    files = [r.file for r in records]
+    # What the last build's index counted of the errors read again or gone: the words of the
+    # units in their rows (the early child makes the index from its parts with them).
+    rows = cache.rows or {}
+    earlier = {
+        file: unit.meaning_words
+        for file in (rows.keys() - set(files)) | read_again.keys()
+        if (unit := rows.get(file, (None, None))[1]) is not None
+    }
+    next_token = cache.next_save_token()
+    helper.send(SearchIndexOrder(cache.token, files, read_again, earlier, next_token))
     return helper
 
 
@@ -708,6 +728,8 @@ class SearchIndexOrder(NamedTuple):
     token: str
     files: list[str]
     read_again: dict[str, tuple[RecordSummary, Record]]  # by file: its summary, its record
+    earlier_words: dict[str, str]  # by file: the words the last build's index counted
+    next_token: str  # the token the cache will be saved with
 
 
 def search_index_when_told(
@@ -715,27 +737,59 @@ def search_index_when_told(
     code: str,
     records_folder: str,
     receive: Callable[[], SearchIndexOrder | None],
-) -> list[OutputFile] | None:
-    """In the early child: read the cache's rows, wait for the order, make the index."""
-    read = rows_for_helper(cache_path, code, records_folder)
+) -> list[OutputFile] | Then[list[OutputFile] | None] | None:
+    """In the early child: take the index's parts the last such child kept, when they are
+    those of the cache being read; else read the cache's rows. Wait for the order, make the
+    index (from the parts when they hold); then, once it is sent, keep its parts under the
+    token the build will save the cache with."""
+    saved = read_search_parts(cache_path, code)
+    read = None
+    if saved is None or saved[0] != saved_token(cache_path):
+        read = rows_for_helper(cache_path, code, records_folder)
     order = receive()
-    if read is None or order is None or read[0] != order.token:
+    if order is None:
         return None
-    return search_index_from_rows(read[1], order)
+    made = None
+    if saved is not None and saved[0] == order.token:
+        made = search_index_from_parts(saved[1], order)
+    if made is None:
+        read = read or rows_for_helper(cache_path, code, records_folder)
+        if read is None or read[0] != order.token:
+            return None
+        made = search_index_from_rows(read[1], order)
+    if made is None:
+        return None
+    index, parts = made
+    return Then(index, partial(save_search_parts, cache_path, code, order.next_token, parts))
 
 
-def search_index_from_rows(
-    rows: dict[str, Row], order: SearchIndexOrder
-) -> list[OutputFile] | None:
+# The search index file and its parts.
+SearchIndexMade = tuple[list[OutputFile], IndexParts]
+
+
+def search_index_from_parts(parts: IndexParts, order: SearchIndexOrder) -> SearchIndexMade | None:
+    """The search index from the last build's parts, the entries of the records read afresh
+    made again (`updated_parts`); None when the parts do not hold."""
+    again, earlier = order.read_again, order.earlier_words
+    leaving = (parts.docs.keys() - set(order.files)) | (again.keys() & parts.docs.keys())
+    if not (leaving <= earlier.keys() and all(f in parts.docs or f in again for f in order.files)):
+        return None
+    redo = {file: (summary, record_words(record)) for file, (summary, record) in again.items()}
+    updated = updated_parts(parts, order.files, redo, earlier.__getitem__)
+    return None if updated is None else (hashed([index_file(updated)]), updated)
+
+
+def search_index_from_rows(rows: dict[str, Row], order: SearchIndexOrder) -> SearchIndexMade | None:
     """The search index from each error's cached row (its summary, and the meaning words of
-    the unit rendered from that very version) or its record read afresh; None when an error
-    has neither (it is rendered again for another reason: the index is made later)."""
+    the unit rendered from that very version) or its record read afresh, made whole, with
+    its parts; None when an error has neither (it is rendered again for another reason: the
+    index is made later)."""
     records: list[RecordSummary] = []
     words: dict[str, str] = {}
     for file in order.files:
         if file in order.read_again:
             summary, record = order.read_again[file]
-            words[summary.id] = record_words(record)
+            words[file] = record_words(record)
         else:
             entry, unit = rows.get(file, (None, None))
             if entry is None or unit is None:
@@ -743,10 +797,10 @@ def search_index_from_rows(
             # (a row's unit is the one rendered from its file: the name needs no check)
             if unit.version[1:] != (entry.stat, entry.snippet_stat):
                 return None
-            summary = entry.summary
-            words[summary.id] = unit.meaning_words
+            summary, words[file] = entry.summary, unit.meaning_words
         records.append(summary)
-    return search_index_output(tuple(records), words)
+    parts = index_parts(records, words)
+    return hashed([index_file(parts)]), parts
 
 
 def search_index_files(
@@ -754,17 +808,12 @@ def search_index_files(
 ) -> list[OutputFile]:
     """The search index, from every error's meaning words."""
     words = {record_id: unit.meaning_words for record_id, unit in units.items()} | other_words
-    return search_index_output(site.records, words)
+    return hashed(search_files(site.records, words))
 
 
-def search_index_output(
-    records: tuple[RecordSummary, ...], words: dict[str, str]
-) -> list[OutputFile]:
-    """The search index file, hashed here (in a helper process, beside the rest of the build)."""
-    return [
-        replace(file, sha=hashlib.sha256(file.content).hexdigest())
-        for file in search_files(records, words)
-    ]
+def hashed(files: list[OutputFile]) -> list[OutputFile]:
+    """Files with their hashes (taken in a helper process, beside the rest of the build)."""
+    return [replace(file, sha=hashlib.sha256(file.content).hexdigest()) for file in files]
 
 
 def listing_files(

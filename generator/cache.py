@@ -44,6 +44,7 @@ from generator.loader import SnippetFiles
 from generator.model import DriftNote, Record, RecordSummary
 from generator.outputs.hosting import DumpStat, HeldDump, Layout
 from generator.outputs.pages import Rendered
+from generator.outputs.search import IndexParts
 from generator.outputs.write import MARKER, FolderCheck, FolderTimes, Spare, check_folders
 
 CACHE_FORMAT = 12
@@ -112,6 +113,7 @@ class BuildCache:
     known_versions: dict[str, Version] | None = None  # made from `records` when first asked
     db: sqlite3.Connection | None = field(default=None, compare=False)
     token: str = field(default="", compare=False)  # the head's, as read: which rows these are
+    next_token: str = field(default="", compare=False)  # the one the next save writes
 
     def reuse(self, shown: str, stat: StatKey, snippets: SnippetFiles) -> RecordSummary | None:
         """The cached record for a file unchanged since (with its snippet file unchanged)."""
@@ -153,6 +155,13 @@ class BuildCache:
         loaded: Record = pickle.loads(row[0])
         return loaded if loaded.file == record_file else renamed(loaded, record_file)
 
+    def next_save_token(self) -> str:
+        """The token the next save writes, known ahead: what is kept beside the cache for the
+        rows it saves (the search index's parts) is kept under it."""
+        if not self.next_token:
+            self.next_token = secrets.token_hex(8)
+        return self.next_token
+
     def save(self) -> str | None:
         """Write the head and the rows that changed; drop the rows of records now gone.
 
@@ -172,7 +181,7 @@ class BuildCache:
     def write(self, path: Path) -> None:
         # The head goes into a file of its own (a SQLite blob of megabytes costs several times
         # as much to write), tied to the rows by a token that both carry.
-        token = secrets.token_hex(8)
+        token, self.next_token = self.next_save_token(), ""
         head = replace(
             self,
             records={},
@@ -183,6 +192,7 @@ class BuildCache:
             known_versions=None,
             db=None,
             token="",
+            next_token="",
             spare=None,
             outputs={},
             dump_layout={},
@@ -499,6 +509,46 @@ def read_head_and_rows(
         for name, meta in db.execute("SELECT file, meta FROM entries")
     }
     return token, cache, spare, rows
+
+
+def read_search_parts(path: Path, code: str) -> tuple[str, IndexParts] | None:
+    """The search index's parts an early search child kept beside the cache, with the token
+    of the cache whose records they are the index of (see `save_search_parts`); None when
+    there are none, or of other code."""
+    try:
+        with open(path.with_suffix(".search"), "rb") as stream:
+            version, saved_code, token, fields = marshal.load(stream)
+        if version != CACHE_FORMAT or saved_code != code:
+            return None
+        return token, IndexParts(*fields)
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+
+
+def save_search_parts(path: Path, code: str, token: str, parts: IndexParts) -> None:
+    """Keep the search index's parts beside the cache, under the token the cache is about to
+    be saved with (`BuildCache.next_save_token`): they are the index of the records that
+    cache holds, once it is saved. A file of its own, replaced whole (the early search child
+    writes it, while the build writes the rest). Not kept when it cannot be written: the
+    next index is then made whole."""
+    with suppress(OSError):
+        data = marshal.dumps((CACHE_FORMAT, code, token, tuple(parts)))
+        path.with_suffix(".searchtmp").write_bytes(data)
+        os.replace(path.with_suffix(".searchtmp"), path.with_suffix(".search"))
+
+
+def saved_token(path: Path) -> str | None:
+    """The token the cache's rows were saved with, read alone (a helper asking whether what
+    it kept is of these rows, before the build has read them)."""
+    try:  # mode=rw: a database that is gone is not made again, empty
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=rw", uri=True, timeout=30)
+        try:
+            row = db.execute("SELECT data FROM head WHERE id = 1").fetchone()
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return None
+    return None if row is None else str(row[0])
 
 
 def rows_for_helper(

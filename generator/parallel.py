@@ -176,51 +176,79 @@ FORK_WORTH = 2000  # below this many records, a helper process costs more than i
 HELPER_NICENESS = 5
 
 
+class Then(Generic[Result]):
+    """A helper's result, and work its child does once the result is sent (keeping something
+    for the next build): this process does not wait for it until the helper is done with."""
+
+    def __init__(self, result: Result, then: Callable[[], object]) -> None:
+        self.result, self.then = result, then
+
+
 class Helper(Generic[Result]):
     """Work done in a forked child while this process goes on; its result comes back in a file.
 
     The child sees everything this process holds (without copying it), so
     what it needs is not sent; only the result is pickled back, into an
     unlinked temporary file rather than a pipe (a child with megabytes to
-    send would wait on a pipe until this process asked for them). Where fork
-    is missing, or `worth` is False, the work is done here, at once. The
-    work must not use this process's open database connections or print.
+    send would wait on a pipe until this process asked for them); a byte
+    down a pipe says it is there. Work that returns `Then` has its child go
+    on after sending the result; the child is waited for when the helper is
+    done with (its `with` block ends). Where fork is missing, or `worth` is
+    False, the work is done here, at once. The work must not use this
+    process's open database connections or print.
     """
 
-    def __init__(self, work: Callable[[], Result], worth: bool = True) -> None:
+    def __init__(self, work: Callable[[], Result | Then[Result]], worth: bool = True) -> None:
         self.pid = 0
+        self.sent = False  # the result was taken: the child is doing what comes after
         self.value: Result | None = None
         if not worth or not hasattr(os, "fork"):
-            self.value = work()
+            value = work()
+            if isinstance(value, Then):
+                value.then()
+                value = value.result
+            self.value = value
             return
         # Closed by result() or __exit__.
         self.file = tempfile.TemporaryFile(prefix="errpages-helper-")  # noqa: SIM115
+        self.ready, ready = os.pipe()
         pid = os.fork()
         if pid == 0:  # the child: run, send, and leave at once (no cleanup of the parent's)
+            os.close(self.ready)
             with suppress(OSError):
                 os.nice(HELPER_NICENESS)
+            after: Then[Result] | None = None
             try:
-                outcome: tuple[bool, object] = (True, work())
+                value = work()
+                if isinstance(value, Then):
+                    after, value = value, value.result
+                outcome: tuple[bool, object] = (True, value)
             except BaseException:
                 outcome = (False, traceback.format_exc())
             try:
                 pickle.dump(outcome, self.file, protocol=pickle.HIGHEST_PROTOCOL)
                 self.file.flush()
+                os.write(ready, b".")
+                os.close(ready)
+                if after is not None:
+                    after.then()
             finally:
                 os._exit(0)
+        os.close(ready)
         self.pid = pid
 
     def result(self) -> Result:
-        """Wait for the child and return what it computed (raise what it raised)."""
+        """Wait for the child's result and return it (raise what it raised)."""
         if not self.pid:
             return cast(Result, self.value)
         try:
-            os.waitpid(self.pid, 0)
-            self.pid = 0
+            os.read(self.ready, 1)  # the byte, or the end of the pipe: the child ended without
+            self.sent = True
             self.file.seek(0)  # the child wrote through the same open file, offset and all
             data = self.file.read()
         finally:
             self.file.close()
+            os.close(self.ready)
         if not data:
             raise RuntimeError("a helper process ended without a result")
         ok, value = pickle.loads(data)
@@ -232,13 +260,17 @@ class Helper(Generic[Result]):
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self.pid:  # given up on: stop it, and leave nothing behind
+        if not self.pid:
+            return
+        if not self.sent:  # given up on: stop it, and leave nothing behind
             with suppress(OSError):
                 os.kill(self.pid, signal.SIGKILL)
-            with suppress(OSError):
-                os.waitpid(self.pid, 0)
             self.file.close()
-            self.pid = 0
+            with suppress(OSError):
+                os.close(self.ready)
+        with suppress(OSError):  # (one that sent its result ends what it does after)
+            os.waitpid(self.pid, 0)
+        self.pid = 0
 
 
 class WaitingHelper(Generic[Result]):
@@ -255,12 +287,12 @@ class WaitingHelper(Generic[Result]):
     Needs fork (`available`).
     """
 
-    def __init__(self, work: Callable[[Callable[[], Any]], Result]) -> None:
+    def __init__(self, work: Callable[[Callable[[], Any]], Result | Then[Result]]) -> None:
         self.letter = tempfile.TemporaryFile(prefix="errpages-message-")  # noqa: SIM115
         reading, self.signal = os.pipe()
         self.signalled = False
 
-        def run() -> Result:  # in the child: close its copy of the end this process signals on
+        def run() -> Result | Then[Result]:  # in the child: close its copy of the signal end
             os.close(self.signal)
             return work(partial(_receive, reading, self.letter.fileno()))
 

@@ -8,6 +8,7 @@ import shutil
 import sqlite3
 import time
 from contextlib import nullcontext
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +20,11 @@ from generator import cache as cache_module
 from generator import parallel as parallel_module
 from generator.build import build
 from generator.listing import shown_records_folder
+from generator.model import summarize
 from generator.outputs import pages as pages_module
-from generator.parallel import Helper, WaitingHelper
+from generator.outputs.records import record_words
+from generator.outputs.search import search_files
+from generator.parallel import Helper, Then, WaitingHelper
 from tests.conftest import REPO_ROOT, leftovers
 
 
@@ -514,11 +518,10 @@ def test_a_search_index_started_early_gives_way_when_a_record_has_no_unit(
         database, cache_module.code_version(), shown_records_folder(content)
     )
     assert loaded.rows is not None
-    order = build_module.SearchIndexOrder(
-        loaded.token, [record.file for record in report.site.records], {}
-    )
+    files = [record.file for record in report.site.records]
+    order = build_module.SearchIndexOrder(loaded.token, files, {}, {}, "next")
     made = build_module.search_index_from_rows(loaded.rows, order)
-    assert made is not None and made[0].content == (out / "assets/search-index.js").read_bytes()
+    assert made is not None and made[0][0].content == (out / "assets/search-index.js").read_bytes()
     first = report.site.records[0].file
     loaded.rows[first] = (loaded.rows[first][0], None)
     assert build_module.search_index_from_rows(loaded.rows, order) is None
@@ -534,6 +537,21 @@ def test_a_helper_process_reports_what_went_wrong() -> None:
 
     with pytest.raises(RuntimeError, match="no index today"):
         Helper(broken).result()
+
+
+def test_a_helper_sends_its_result_before_the_work_that_comes_after(tmp_path: Path) -> None:
+    go, done = tmp_path / "go", tmp_path / "done"
+
+    def after() -> None:  # waits for this process, which must have the result by then
+        deadline = time.monotonic() + 20
+        while not go.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        done.write_text("went" if go.exists() else "timed out")
+
+    with Helper(lambda: Then(42, after)) as helper:
+        assert helper.result() == 42
+        go.touch()
+    assert done.read_text() == "went"  # and the end of the `with` waited for it
 
 
 def test_a_waiting_helper_gets_its_message_or_none() -> None:
@@ -569,7 +587,7 @@ def test_an_early_search_index_child_that_read_another_cache_gives_way(
     loaded = cache_module.load_cache(database, code, shown_records_folder(content))
     files = sorted(loaded.records)
     loaded.close()
-    order = build_module.SearchIndexOrder(loaded.token, files, {})
+    order = build_module.SearchIndexOrder(loaded.token, files, {}, {}, "next")
     folder = shown_records_folder(content)
     assert build_module.search_index_when_told(database, code, folder, lambda: order) is not None
     stale = order._replace(token="another build's")
@@ -951,3 +969,91 @@ def test_render_workers_are_forked_early_only_when_many_pages_are_expected(
     assert forks[-1] == "early"
     monkeypatch.undo()
     assert snapshot(out) == clean(content, tmp_path)
+
+
+def test_the_search_index_is_made_from_the_parts_the_last_build_kept(
+    project: tuple[Path, Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The early search child keeps the index's parts beside the cache; the next child makes
+    the index from them without reading the rows, redoing the entries of the records read
+    afresh: the bytes of the index made whole. Parts kept for another cache are not used."""
+    content, out, cache = project
+    monkeypatch.setattr(build_module, "FORK_WORTH", 1)
+    incremental(content, out, cache)
+    edit_record(content, 3, "is checked while", "is checked early while")
+    incremental(content, out, cache)  # an early child, no parts yet: made whole, kept
+    edit_record(content, 5, "is checked while", "is checked early while")
+    incremental(content, out, cache)  # from the parts
+    assert snapshot(out) == clean(content, tmp_path)
+    model = sorted((content / "errors").rglob("*.yaml"))[9]
+    new_id = "0123456789abcdef"
+    added = model.with_name("added.yaml")
+    text = re.sub(r'id: "[0-9a-f]+"', f'id: "{new_id}"', model.read_text(), count=1)
+    added.write_text(text.replace("(case ", "(added case ", 1))
+    incremental(content, out, cache)  # an error added
+    assert snapshot(out) == clean(content, tmp_path)
+    added.unlink()
+    manifest = content / "published-ids.txt"
+    manifest.write_text(manifest.read_text().replace(f"{new_id}\n", ""))
+    incremental(content, out, cache)  # and gone
+    assert snapshot(out) == clean(content, tmp_path)
+    edit_record(content, 11, "is checked while", "is checked early while")
+    incremental(content, out, cache)
+    assert snapshot(out) == clean(content, tmp_path)
+    database = next(cache.glob("*.sqlite"))
+    code, folder = cache_module.code_version(), shown_records_folder(content)
+    loaded = cache_module.load_cache(database, code, folder)
+    assert loaded.rows is not None
+    saved = cache_module.read_search_parts(database, code)
+    assert saved is not None and saved[0] == loaded.token  # kept for the cache as saved
+    assert cache_module.read_search_parts(database, "other code") is None
+    site = sorted((entry.summary for entry, _ in loaded.rows.values()), key=lambda s: s.id)
+    edited = site[7]
+    unit = loaded.rows[edited.file][1]
+    assert unit is not None
+    record = loaded.read_record(edited.file)
+    message = record.message + " </script> <b>'quoted'</b> & \\ \u2028"
+    record = replace(record, message=message, meaning=record.meaning + " early", tags=("t&t",))
+    order = build_module.SearchIndexOrder(
+        loaded.token,
+        [s.file for s in site],
+        {edited.file: (summarize(record), record)},
+        {edited.file: unit.meaning_words},
+        "the next save's",
+    )
+    words = {e.summary.id: u.meaning_words for e, u in loaded.rows.values() if u is not None}
+    words[edited.id] = record_words(record)
+    now = tuple(summarize(record) if s.file == edited.file else s for s in site)
+    whole = search_files(now, words)[0].content
+    rows_read: list[str] = []
+    real_rows = build_module.rows_for_helper
+
+    def rows_for_helper(*args: Any) -> Any:
+        rows_read.append("read")
+        return real_rows(*args)
+
+    def not_whole(*args: Any) -> Any:
+        raise AssertionError("made whole")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(build_module, "rows_for_helper", rows_for_helper)
+        patched.setattr(build_module, "index_parts", not_whole)
+        made = build_module.search_index_when_told(database, code, folder, lambda: order)
+    assert isinstance(made, Then) and made.result is not None and not rows_read
+    assert made.result[0].content == whole
+    made.then()  # kept for the cache the build saves next, not for this one
+    kept = cache_module.read_search_parts(database, code)
+    assert kept is not None and kept[0] == "the next save's"
+    with monkeypatch.context() as patched:  # so this build's child reads the rows
+        patched.setattr(build_module, "rows_for_helper", rows_for_helper)
+        made = build_module.search_index_when_told(database, code, folder, lambda: order)
+    assert isinstance(made, Then) and made.result is not None and rows_read
+    assert made.result[0].content == whole
+    # The cache as saved, without the edit (the parts kept are of the edited records).
+    unedited = order._replace(read_again={}, earlier_words={})
+    made = build_module.search_index_when_told(database, code, folder, lambda: unedited)
+    assert isinstance(made, Then) and made.result is not None
+    assert made.result[0].content == (out / "assets" / "search-index.js").read_bytes()
+    # Without the words the last index counted for the error read again: not from the parts.
+    assert build_module.search_index_from_parts(saved[1], order._replace(earlier_words={})) is None
+    loaded.close()

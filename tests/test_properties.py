@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import yaml
 from bs4 import BeautifulSoup
@@ -13,7 +14,8 @@ from hypothesis import strategies as st
 
 from generator.build import build
 from generator.messages import message_parts
-from generator.model import ErrorLinks, Record, SiteConfig, Snippet, Source
+from generator.model import ErrorLinks, Record, RecordSummary, SiteConfig, Snippet, Source
+from generator.outputs.search import index_file, index_parts, search_files, updated_parts
 from generator.render import make_environment, render_error_page
 from generator.reveal import reveal_text
 from generator.schema import RECORD_KEYS
@@ -208,3 +210,88 @@ def test_link_attributes_are_what_the_pattern_finds(text: str) -> None:
 
     expected = [(m.start(), m.end(), m.group(1)) for m in LINK_PATTERN.finditer(text)]
     assert link_attributes(text) == expected
+
+
+SEARCH_TEXT = st.text(
+    alphabet=st.sampled_from([*"<>&\"'\\/ ab{}", "é", "\u2028", "\u2029", "\x00", "😀"]),
+    max_size=12,
+)
+SEARCH_WORDS = st.lists(st.sampled_from(["alpha", "beta", "gamma", "delta", "é1"]), unique=True)
+
+
+@st.composite
+def search_records(draw: st.DrawFn, file: str, uniform: bool) -> tuple[RecordSummary, str]:
+    """A summary as the search index reads it (shared strings from a few, or all the same
+    when `uniform`), and its words."""
+    message = draw(SEARCH_TEXT)
+
+    def shared(*values: str) -> str:
+        return values[0] if uniform else draw(st.sampled_from(values))
+
+    summary = RecordSummary(
+        id=draw(st.sampled_from(["a", "b", "c"])) + file,
+        file=file,
+        repo=shared("o/r", "o/s", "<o>/'t'"),
+        kind=shared("error", "warning"),
+        exception=shared("ValueError", "E&'"),
+        message=message,
+        title=draw(st.one_of(st.just(message), SEARCH_TEXT)),
+        source_path=shared("a.py", "b/c.py"),
+        source_line=1,
+        commit="c",
+        related=(),
+        tags=tuple(draw(st.lists(SEARCH_TEXT, max_size=2))),
+        aliases=(),
+        analysis_date="",
+        draft=False,
+        retired=draw(st.booleans()),
+        id_derived=False,
+    )
+    return summary, " ".join(draw(SEARCH_WORDS))
+
+
+@st.composite
+def search_sites(draw: st.DrawFn) -> list[tuple[RecordSummary, str]]:
+    files = draw(st.lists(st.sampled_from([f"f{n}" for n in range(8)]), unique=True, max_size=6))
+    uniform = draw(st.booleans())
+    return [draw(search_records(file, uniform)) for file in files]
+
+
+def search_reference(site: list[tuple[RecordSummary, str]]) -> bytes:
+    records = tuple(summary for summary, _ in site)
+    return search_files(records, {summary.id: words for summary, words in site})[0].content
+
+
+@PROPERTY_SETTINGS
+@given(search_sites(), search_sites(), st.randoms(use_true_random=False))
+def test_the_search_index_from_parts_is_the_index_made_whole(
+    before: list[tuple[RecordSummary, str]],
+    edits: list[tuple[RecordSummary, str]],
+    random: Any,
+) -> None:
+    """Made in parts, or from the last build's parts with some errors made again, the search
+    index has the bytes of the index made whole; else the parts say they do not hold."""
+    ids = [summary.id for summary, _ in before]
+    if len(set(ids)) < len(ids):
+        return  # (a site has one error per id)
+    parts = index_parts([s for s, _ in before], {s.file: w for s, w in before})
+    assert index_file(parts).content == search_reference(before)
+    # The next build: some errors edited or added, some gone, in id order.
+    now = {summary.file: (summary, words) for summary, words in before}
+    for summary, words in edits:
+        now[summary.file] = (summary, words)
+    for file in random.sample(sorted(now), k=random.randint(0, len(now))):
+        if random.random() < 0.3:
+            del now[file]
+    after = sorted(now.values(), key=lambda pair: pair[0].id)
+    ids = [summary.id for summary, _ in after]
+    if len(set(ids)) < len(ids):
+        return
+    redo = {summary.file: (summary, words) for summary, words in edits if summary.file in now}
+    words_before = {summary.file: words for summary, words in before}
+    updated = updated_parts(parts, [s.file for s, _ in after], redo, words_before.__getitem__)
+    if updated is not None:
+        assert index_file(updated).content == search_reference(after)
+    else:  # a word or a shared string came or went
+        whole = index_parts([s for s, _ in after], {s.file: w for s, w in after})
+        assert whole.vocabulary != parts.vocabulary or whole.strings != parts.strings
