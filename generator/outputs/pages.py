@@ -184,7 +184,9 @@ def page_files(site: Site, env: Environment, memo: PageMemo | None = None) -> li
         listing = partial(repo_page_context, site, repo, records)
         page = memo.render_listing(env, path, "repo.html", (config, repo), records, listing, origin)
         files.append(page)
-    overview, recent = repo_overview(groups), recent_records(site)
+    # The newest errors once, for the home page and the feed (each takes the first so many).
+    newest = recent_records(site, max(config.recent_count, config.feed_count))
+    overview, recent = repo_overview(groups), newest[: config.recent_count]
     counts = (config, tuple(overview), len(site.records))
     listing = partial(home_page_context, site, overview, recent)
     files.append(
@@ -193,7 +195,7 @@ def page_files(site: Site, env: Environment, memo: PageMemo | None = None) -> li
     context = partial(search_page_context, site)
     files.append(memo.render(env, urls.SEARCH_PAGE, "search.html", (config,), context, "search"))
     if config.base_url:
-        newest, updated = recent_records(site, config.feed_count), feed_updated(site)
+        newest, updated = newest[: config.feed_count], feed_updated(site)
         feed = partial(feed_xml, site, newest, updated)
         files.append(
             memo.made(urls.FEED_XML, (config, updated, memo.versions(newest)), feed, "feed")
