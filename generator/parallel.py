@@ -248,13 +248,20 @@ class Helper(Generic[Result]):
             data = self.file.read()
         finally:
             self.file.close()
-            os.close(self.ready)
+            self.close_ready()
         if not data:
             raise RuntimeError("a helper process ended without a result")
         ok, value = pickle.loads(data)
         if not ok:
             raise RuntimeError(f"a helper process failed:\n{value}")
         return cast(Result, value)
+
+    def close_ready(self) -> None:
+        """Close this end of the pipe the child signals on, once (its number may be reused)."""
+        if self.ready >= 0:
+            with suppress(OSError):
+                os.close(self.ready)
+            self.ready = -1
 
     def __enter__(self) -> Helper[Result]:
         return self
@@ -266,8 +273,7 @@ class Helper(Generic[Result]):
             with suppress(OSError):
                 os.kill(self.pid, signal.SIGKILL)
             self.file.close()
-            with suppress(OSError):
-                os.close(self.ready)
+            self.close_ready()
         with suppress(OSError):  # (one that sent its result ends what it does after)
             os.waitpid(self.pid, 0)
         self.pid = 0
