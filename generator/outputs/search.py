@@ -68,9 +68,7 @@ def search_index(records: tuple[RecordSummary, ...], words_by_id: dict[str, str]
     strings = Table()
     per_record = [words_by_id[record.id].split() for record in records]
     vocabulary = sorted(set().union(*per_record))
-    word_number = dict(
-        zip(vocabulary, map(base36, range(len(vocabulary))), strict=True)
-    ).__getitem__
+    word_number = numbering(vocabulary)
     number = strings.number
     docs = [
         [
@@ -87,18 +85,11 @@ def search_index(records: tuple[RecordSummary, ...], words_by_id: dict[str, str]
         ]
         for record, words in zip(records, per_record, strict=True)
     ]
-    return {
-        "version": 2,
-        "fields": list(FIELDS),
-        "shared": list(SHARED_FIELDS),
-        "strings": strings.values(),
-        "vocabulary": vocabulary,
-        "docs": docs,
-    }
+    return {**index_head(strings.values(), vocabulary), "docs": docs}
 
 
 def index_head(strings: list[str], vocabulary: list[str]) -> dict[str, Any]:
-    """The index's fields before its docs (which `search_index` puts last)."""
+    """The index's fields before its docs (which come last: `index_file` relies on it)."""
     return {
         "version": 2,
         "fields": list(FIELDS),
