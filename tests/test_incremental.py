@@ -188,6 +188,48 @@ def first_record_index(content: Path) -> int:
     return min(range(len(files)), key=lambda i: ids[i][1] if ids[i] else "")
 
 
+def test_a_first_build_links_its_site_into_the_spare(project: tuple[Path, Path, Path]) -> None:
+    """The spare a first build makes holds every file of the new site (the marker too) as
+    the very same file, and nothing else, in the same folders."""
+    content, out, cache = project
+    spare = out.parent / f".{out.name}.spare"
+    incremental(content, out, cache)
+    live = {str(p.relative_to(out)): p for p in out.rglob("*")}
+    kept = {str(p.relative_to(spare)): p for p in spare.rglob("*")}
+    assert kept.keys() - live.keys() == {".errpages-spare"}
+    assert live.keys() == kept.keys() - {".errpages-spare"}
+    assert ".errpages-site" in kept and "api/errors.ndjson" in kept
+    for name, path in live.items():
+        if path.is_dir():
+            assert kept[name].is_dir() and not kept[name].is_symlink(), name
+        else:
+            assert path.stat().st_ino == kept[name].stat().st_ino, name
+
+
+def test_a_spare_that_cannot_be_made_leaves_the_build_whole(
+    project: tuple[Path, Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Linking the first build's files into the spare fails (a file system without hard
+    links, one full): the build still succeeds, without a spare and without leftovers, and
+    the next build makes the spare and matches a clean build."""
+    content, out, cache = project
+    spare = out.parent / f".{out.name}.spare"
+
+    def no_links(source: object, target: object) -> None:
+        raise OSError(31, "Too many links")
+
+    with monkeypatch.context() as patch:
+        patch.setattr("generator.outputs.write.os.link", no_links)
+        incremental(content, out, cache)
+    assert not spare.exists()
+    assert leftovers(out.parent) == []
+    assert snapshot(out) == clean(content, tmp_path)
+    edit_record(content, 4, "is checked while", "is checked late while")
+    incremental(content, out, cache)
+    assert (spare / ".errpages-spare").is_file()
+    assert snapshot(out) == clean(content, tmp_path)
+
+
 def test_the_spare_dump_is_changed_in_place(
     project: tuple[Path, Path, Path], tmp_path: Path
 ) -> None:
