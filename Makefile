@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: install install-test site serve test lint typecheck golden schema clean
+.PHONY: install install-test browser site serve test lint typecheck golden schema clean
 
 # What building and serving need; the test tools come with `make test`.
 $(STAMP): pyproject.toml
@@ -24,6 +24,17 @@ install: $(STAMP)
 
 install-test: $(TEST_STAMP)
 
+# The browser tests drive the system's Chromium (Playwright downloads no browser). On a
+# Debian or Ubuntu machine without one, install it with apt-get (through sudo unless root).
+browser:
+	@if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then \
+	  command -v apt-get >/dev/null 2>&1 || { echo "The browser tests need Chromium; install it with your package manager." >&2; exit 1; }; \
+	  SUDO=; [ "$$(id -u)" -eq 0 ] || SUDO=sudo; \
+	  echo "Installing Chromium for the browser tests (apt-get install chromium)..."; \
+	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	fi
+
 ## Build the example site from content/ into site/.
 site: install
 	$(BIN)/errpages build --content content --out site
@@ -39,8 +50,8 @@ lint: install-test
 typecheck: install-test
 	$(BIN)/mypy
 
-## The whole test suite: lint, types, then pytest.
-test: lint typecheck
+## The whole test suite: lint, types, then pytest (installs Chromium first when it is missing).
+test: lint typecheck browser
 	$(BIN)/python -m pytest -q
 
 ## Regenerate the golden pages in tests/golden/ after an intended output change.

@@ -50,6 +50,7 @@ from generator.diagnostics import (
     error,
     has_errors,
     sorted_diagnostics,
+    warning,
     with_source_lines,
 )
 from generator.linkcheck import check_cross_links, check_page
@@ -122,7 +123,7 @@ from generator.parallel import (
     collector_paused,
     fork_map,
 )
-from generator.published import Manifest, check_published, update_manifest
+from generator.published import check_published
 from generator.render import make_environment, render_error_page
 from generator.schema import validate_document
 from generator.themes import BUILTIN_THEMES, theme_layers
@@ -166,8 +167,6 @@ class BuildReport:
     pages_rendered: int = 0
     pages_kept: int = 0
     files_total: int = 0
-    manifest: Manifest | None = None
-    manifest_updated: bool = False
     cache_problem: str | None = None  # why the cache could not be saved, if it could not
 
     def failed(self, strict: bool = False) -> bool:
@@ -199,6 +198,31 @@ def find_theme(config: SiteConfig, content_root: Path) -> tuple[Path | None, lis
     ]
 
 
+def no_base_url(content_root: Path) -> Diagnostic:
+    """What a build without a public address leaves out, said where it is set."""
+    settings = content_root / "site.yaml"
+    shown = display_path(settings)
+    where = shown if settings.is_file() else display_path(content_root)
+    how = f"add `base_url: https://…/` to {shown}" + ("" if settings.is_file() else " (a new file)")
+    return warning(
+        Position(where),
+        "base_url",
+        "not set: sitemap.xml, robots.txt and feed.xml need absolute URLs and were not "
+        "written, and pages carry no canonical link",
+        f"{how}, or pass --base-url",
+    )
+
+
+def content_folder_missing(content_root: Path) -> Diagnostic:
+    """The message for a --content folder that is not there, pointing to `errpages init`."""
+    return error(
+        Position(os.path.abspath(content_root)),
+        "",
+        "no such content folder",
+        "start a site there with `errpages init`, or name the content folder with --content DIR",
+    )
+
+
 def read_settings(
     loaded: LoadedContent, options: BuildOptions, report: BuildReport
 ) -> tuple[SiteConfig, Path | None]:
@@ -224,8 +248,13 @@ def load_site(
     cache: BuildCache | None = None,
     jobs: int = 0,
     listing: ContentFiles | None = None,
+    check_registry: bool = True,
 ) -> tuple[Site | None, Path | None]:
-    """Run load → validate → link; return the site and its theme when there are no errors."""
+    """Run load → validate → link; return the site and its theme when there are no errors.
+
+    `check_registry`: fail when an id in published-ids.txt has no page (what a build must
+    refuse; a lookup need not).
+    """
     options = BuildOptions(base_url=base_url, include_drafts=include_drafts)
     with timed(report, "load"):
         loaded, problems = load_content(content_root, cache.reuse if cache else None, listing)
@@ -244,10 +273,12 @@ def load_site(
         def where(summary: RecordSummary, key: str) -> Position:
             return store.get(summary).position(key)
 
+        # A record that failed to load is reported by its own errors; its id may be one that
+        # was published, so the registry is checked only when every file loaded.
+        loaded_whole = not report.failed()
         ordered, links, problems = link_records(records, where, include_drafts)
         report.diagnostics += problems
-        report.manifest = loaded.manifest
-        if loaded.manifest is not None:
+        if loaded.manifest is not None and loaded_whole and check_registry:
             report.diagnostics += check_published(
                 loaded.manifest,
                 display_path(loaded.manifest.path),
@@ -506,8 +537,7 @@ def stage_site_files(
             stage_dump, site, staging, units, other_shards, old_layout, layout, held_dump
         )
         try:
-            hosting, problems = hosting_files(site, env)
-            report.diagnostics += problems
+            hosting = hosting_files(site, env)
             stage_checked([*plan.site_files, *hosting], plan, staging, report, written, memo)
             listings, carried = listing_files(
                 site, units, memo, listed_as_before, staging.holds.get
@@ -907,9 +937,7 @@ def build(
     if out_dir is not None:
         report.diagnostics += check_output_folder(out_dir)
     if not content_root.is_dir():
-        report.diagnostics.append(
-            error(Position(str(content_root)), "--content", "content folder not found")
-        )
+        report.diagnostics.append(content_folder_missing(content_root))
         return report
     if cache_dir is not None and out_dir is not None:
         report.diagnostics += check_cache_folder(cache_dir)
@@ -1045,6 +1073,8 @@ def write_site(
     )
     layout: Layout = {}
     env = make_environment(theme_dir, state.compiled)
+    if not site.config.base_url:
+        report.diagnostics.append(no_base_url(state.content_root))
     with timed(report, "render"):
         plan = plan_outputs(site, theme_dir, env, options, report, memo)
     if plan is None or report.failed(options.strict):
@@ -1109,9 +1139,6 @@ def write_site(
         raise
     report.written = True
     report.files_total = len(written) + 1
-    if report.manifest is not None and plan.global_shard:
-        published = {r.id for r in site.records} | {a for r in site.records for a in r.aliases}
-        report.manifest_updated = update_manifest(report.manifest, published)
     if state.cache_path is not None:
         cache.units = units
         cache.pages = memo.current
@@ -1124,11 +1151,6 @@ def write_site(
         cache.live_folders = live_folders
         cache.warnings = tuple(report.diagnostics)
         cache.inputs = state.inputs
-        # The manifest is an input; when the build just added ids to it, take the stats again.
-        if report.manifest_updated:
-            cache.inputs = inputs_fingerprint(
-                state.content_root, options, list_content(state.content_root).digest
-            )
         cache.site_identity = folder_identity(out_dir)
         report.cache_problem = cache.save()
     return report
@@ -1190,15 +1212,14 @@ def inputs_fingerprint(
     content_root: Path,
     options: BuildOptions,
     content_digest: str,
-    themes: list[Path] | None = None,
+    themes: list[Path],
 ) -> str:
     """What a build is made from, hashed: the content folder's files (their digest), the
-    theme's (in `themes`, else found), the options, and how record files are named in
-    messages (a build run from another working folder names them otherwise, so it does
-    not repeat the last one's warnings as they were)."""
+    theme's, the options, and how record files are named in messages (a build run from
+    another working folder names them otherwise, so it does not repeat the last one's
+    warnings as they were)."""
     extra = f"{options.key()}\n{shown_records_folder(content_root)}"
-    folders = theme_folders(content_root) if themes is None else themes
-    return tree_fingerprint(folders, extra, content_digest)
+    return tree_fingerprint(themes, extra, content_digest)
 
 
 # At most this many content files changed since the last build, all records or snippets:

@@ -1,4 +1,4 @@
-"""Command line: build, check, new, schema. Exit 0 on success, 1 on content errors, 2 on usage."""
+"""Command line: every `errpages` command. Exit 0 on success, 1 on content errors, 2 on usage."""
 
 from __future__ import annotations
 
@@ -10,13 +10,20 @@ import threading
 import time
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 from urllib.parse import urlencode
 
 import click
 
 from generator import __version__, urls
-from generator.build import DEFAULT_CACHE_DIR, BuildReport, build, load_site, theme_folders
+from generator.build import (
+    DEFAULT_CACHE_DIR,
+    BuildReport,
+    build,
+    content_folder_missing,
+    load_site,
+    theme_folders,
+)
 from generator.diagnostics import Diagnostic, Level
 from generator.listing import display_path, stop_early_listing
 from generator.model import SiteConfig
@@ -75,13 +82,38 @@ class ProgressBar:
             self.bar.close()
 
 
-def print_diagnostics(report: BuildReport) -> None:
+def plural(count: int, noun: str) -> str:
+    """`1 warning`, `2 warnings`, `0 errors`."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def print_diagnostics(report: BuildReport, shown: set[Diagnostic] | None = None) -> None:
+    """Print every problem; with `shown`, warnings already in it are not repeated."""
     for diagnostic in report.diagnostics:
+        if shown is not None and diagnostic.level is Level.WARNING:
+            if diagnostic in shown:
+                continue
+            shown.add(diagnostic)
         click.echo(diagnostic.format(), err=True)
+
+
+def problem_counts(report: BuildReport) -> str:
+    """`2 errors, 1 warning`."""
     errors = sum(1 for d in report.diagnostics if d.level is Level.ERROR)
     warnings = len(report.diagnostics) - errors
-    if errors or warnings:
-        click.echo(f"{errors} error(s), {warnings} warning(s)", err=True)
+    return f"{plural(errors, 'error')}, {plural(warnings, 'warning')}"
+
+
+def built_line(report: BuildReport, out: Path, elapsed: float, shard: tuple[int, int]) -> str:
+    """The line that ends a build and each of `serve`'s rebuilds."""
+    warnings = sum(1 for d in report.diagnostics if d.level is Level.WARNING)
+    errors = len(report.site.records) if report.site else 0
+    part = f" (shard {shard[0]}/{shard[1]})" if shard != (1, 1) else ""
+    return (
+        f"Built {plural(errors, 'error')}{part} into {display_path(out)}: "
+        f"{report.pages_rendered} rendered, {report.pages_kept} unchanged, "
+        f"{plural(report.files_total, 'file')}, {plural(warnings, 'warning')}, {elapsed:.2f}s"
+    )
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -177,19 +209,13 @@ def build_command(
             click.echo(f"Nothing changed; {display_path(out)} is up to date ({elapsed:.2f}s).")
         return
     if report.failed(strict) or not report.written:
-        click.echo(f"Build failed; {display_path(out)} was left as it was.", err=True)
+        click.echo(
+            f"Build failed ({problem_counts(report)}); {display_path(out)} was left as it was.",
+            err=True,
+        )
         sys.exit(1)
     if not quiet:
-        warnings = sum(1 for d in report.diagnostics if d.level is Level.WARNING)
-        errors = len(report.site.records) if report.site else 0
-        part = f" (shard {shard[0]}/{shard[1]})" if shard != (1, 1) else ""
-        click.echo(
-            f"Built {errors} errors{part} into {display_path(out)}: {report.pages_rendered} "
-            f"rendered, {report.pages_kept} unchanged, {report.files_total} files, "
-            f"{warnings} warnings, {elapsed:.2f}s"
-        )
-        if report.manifest_updated and report.manifest is not None:
-            click.echo(f"Recorded the published ids in {display_path(report.manifest.path)}.")
+        click.echo(built_line(report, out, elapsed, shard))
 
 
 @cli.command("check")
@@ -212,8 +238,8 @@ def check_command(content: Path, strict: bool, drafts: bool, output_format: str)
             {
                 "level": d.level.value,
                 "path": d.position.path,
-                "line": d.position.line,
-                "column": d.position.col,
+                "line": d.position.shown_line,
+                "column": d.position.shown_col,
                 "field": d.field,
                 "message": d.message,
                 "hint": d.hint,
@@ -226,9 +252,12 @@ def check_command(content: Path, strict: bool, drafts: bool, output_format: str)
             click.echo(github_annotation(diagnostic))
     else:
         print_diagnostics(report)
-        if not report.failed(strict):
+        if report.failed(strict):
+            click.echo(f"Check failed: {problem_counts(report)}.", err=True)
+        else:
             count = len(report.site.records) if report.site else 0
-            click.echo(f"{count} records OK")
+            warnings = sum(1 for d in report.diagnostics if d.level is Level.WARNING)
+            click.echo(f"{plural(count, 'record')} OK, {plural(warnings, 'warning')}")
     sys.exit(1 if report.failed(strict) else 0)
 
 
@@ -243,10 +272,9 @@ def github_annotation(diagnostic: Diagnostic) -> str:
 
     position = diagnostic.position
     props = [f"file={prop(position.path)}"]
-    if position.line > 0:
-        props.append(f"line={position.line}")
-        if position.col > 0:
-            props.append(f"col={position.col}")
+    if position.shown_line is not None:
+        props.append(f"line={position.shown_line}")
+        props.append(f"col={position.shown_col}")
     if diagnostic.field:
         props.append(f"title={prop(diagnostic.field)}")
     message = diagnostic.message + (f" (hint: {diagnostic.hint})" if diagnostic.hint else "")
@@ -267,7 +295,7 @@ def ask(value: str | None, label: str) -> str:
 @click.option("--repo", help="owner/name of the project that raises the error.")
 @click.option("--exception", help="The exception type, e.g. ValueError.")
 @click.option("--message", help="The exact message, with {placeholders} for parts that vary.")
-@click.option("--force", is_flag=True, help="Replace an existing record file.")
+@click.option("--force", is_flag=True, help="Write this error's record anew (its id is kept).")
 def new_command(
     content: Path, repo: str | None, exception: str | None, message: str | None, force: bool
 ) -> None:
@@ -286,16 +314,31 @@ def new_command(
         raise click.BadParameter(f"{repo!r} is not owner/name", param_hint="--repo")
     exception = ask(exception, "Exception")
     message = ask(message, "Message")
-    report = build(content, None) if content.is_dir() else BuildReport()
-    taken = {r.id for r in report.site.records} if report.site else set()
-    record_id = fresh_id(repo, exception, message, taken)
-    path = new_record_path(content, repo, message)
+    report = BuildReport()
+    site = None
+    if content.is_dir():  # drafts too: their errors have records as well
+        site = load_site(content, None, report, True, check_registry=False)[0]
+        if site is None:
+            click.echo(f"note: the content has {problem_counts(report)} (see `errpages check`)")
+    records = site.records if site else ()
+    same = [r for r in records if (r.repo, r.exception, r.message) == (repo, exception, message)]
+    if same and not force:
+        click.echo(
+            f"This error already has a record: {same[0].file} (id {same[0].id}); edit it, "
+            "or use --force to write it anew.",
+            err=True,
+        )
+        sys.exit(1)
+    if same:  # written anew where it is, under the id it was published with
+        path, record_id = Path(same[0].file), same[0].id
+    else:
+        record_id = fresh_id(repo, exception, message, {r.id for r in records})
+        path = new_record_path(content, repo, message, record_id)
+    schema = schema_reference(path, content, site.config.base_url if site else "")
     try:
-        base_url = report.site.config.base_url if report.site else ""
-        schema = schema_reference(path, content, base_url)
         write_new_record(path, record_text(repo, exception, message, record_id, schema), force)
     except FileExistsError:
-        click.echo(f"{display_path(path)} already exists; use --force to replace it.", err=True)
+        click.echo(f"{display_path(path)} already exists; it was left as it is.", err=True)
         sys.exit(1)
     click.echo(f"Wrote {display_path(path)} (id {record_id}). Fill in the fields it marks.")
 
@@ -306,23 +349,41 @@ def new_command(
 @click.option("--json", "as_json", is_flag=True, help="Print the matches as JSON.")
 @click.option("--limit", default=5, show_default=True, type=click.IntRange(1, 100))
 @click.option("--base-url", help="Print absolute URLs under this base (default: base_url).")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("site"),
+    show_default=True,
+    help="The built site whose pages are named when no base_url is set.",
+)
+@DRAFTS_OPTION
 def lookup_command(
-    content: Path, text: str | None, as_json: bool, limit: int, base_url: str | None
+    content: Path,
+    text: str | None,
+    as_json: bool,
+    limit: int,
+    base_url: str | None,
+    out: Path,
+    drafts: bool,
 ) -> None:
     """Find the errors a traceback or log shows. Exit 1 when nothing matches."""
     from generator.lookup import compile_matchers, lookup
 
+    if not content.is_dir():
+        fail_on(content_folder_missing(content))
     if text is None:
         if sys.stdin.isatty():
             click.echo("Paste the traceback, then press Ctrl-D.", err=True)
         text = sys.stdin.read()
     report = BuildReport()
-    site, _ = load_site(content, base_url, report)
+    # Looking an error up needs the records, not a registry that a build would check.
+    site, _ = load_site(content, base_url, report, drafts, check_registry=False)
     if site is None:
         print_diagnostics(report)
+        click.echo(f"Cannot look anything up: the content has {problem_counts(report)}.", err=True)
         sys.exit(1)
     matches = lookup(text, compile_matchers(site.records), limit)
-    rows = [lookup_row(match, site.config) for match in matches]
+    rows = [lookup_row(match, site.config, out) for match in matches]
     if as_json:
         click.echo(json.dumps({"matches": rows}, indent=2, ensure_ascii=False))
     elif not rows:
@@ -334,15 +395,21 @@ def lookup_command(
         for name, value in row["values"].items():
             click.echo(f"    {name} = {value}")
         click.echo(f"    {row['url']}")
+    if rows and not as_json and not site.config.base_url and not (out / "index.html").is_file():
+        click.echo(f"(no site in {display_path(out)} yet: `errpages build` makes it)", err=True)
     sys.exit(0 if rows else 1)
 
 
-def lookup_row(match: LookupMatch, config: SiteConfig) -> dict[str, Any]:
-    """One match as data: the record's identity, where its page is, the values found."""
+def lookup_row(match: LookupMatch, config: SiteConfig, out: Path) -> dict[str, Any]:
+    """One match as data: the record's identity, where its page is, the values found.
+
+    The page is its public URL when base_url is set, else the file in the built site
+    (a file:// URL, which a browser opens with the values as they are given to it).
+    """
     record = match.record
     path = urls.error_page(record.id)
     query = urlencode(match.values)
-    url = urls.canonical_url(config, path) or urls.permanent_path(path)
+    url = urls.canonical_url(config, path) or (out.absolute() / path).as_uri()
     return {
         "id": record.id,
         "repo": record.repo,
@@ -354,6 +421,12 @@ def lookup_row(match: LookupMatch, config: SiteConfig) -> dict[str, Any]:
         "url": url + (f"?{query}" if query else ""),
         "matched_text": match.matched_text,
     }
+
+
+def fail_on(diagnostic: Diagnostic) -> NoReturn:
+    """Print one problem that stops a command before it starts, and exit 1."""
+    click.echo(diagnostic.format(), err=True)
+    sys.exit(1)
 
 
 REPO_DIR = click.option(
@@ -484,6 +557,106 @@ def drift_command(
     sys.exit(1 if strict and drifted else 0)
 
 
+@cli.command("init")
+@click.argument("folder", type=click.Path(file_okay=False, path_type=Path), default=Path("."))
+def init_command(folder: Path) -> None:
+    """Start a site in FOLDER (default: here): content/ with settings and an example error."""
+    from generator.starter import init_site
+
+    try:
+        started = init_site(folder)
+    except FileExistsError:
+        shown = display_path(folder / "content")
+        click.echo(f"{shown} already holds files; nothing was written.", err=True)
+        sys.exit(1)
+    except (OSError, UnicodeError) as exc:
+        click.echo(f"errpages init: {exc}", err=True)
+        sys.exit(1)
+    for path in started.written:
+        click.echo(f"  wrote {display_path(path)}")
+    for path in started.kept:
+        click.echo(f"  kept  {display_path(path)} (already there)")
+    content = folder / "content"
+    options = "" if folder == Path(".") else f" --content {display_path(content)}"
+    click.echo(
+        f"Started a site in {display_path(content)}. Next: `errpages serve{options}` to see "
+        "it, `errpages new` or `errpages scan` for your own errors, and set base_url in "
+        f"{display_path(content / 'site.yaml')} before you publish."
+    )
+
+
+@cli.group("ids")
+def ids_group() -> None:
+    """Keep content/published-ids.txt: the ids that went live, which must keep a page."""
+
+
+@ids_group.command("record")
+@CONTENT_OPTION
+def ids_record_command(content: Path) -> None:
+    """Add the ids the content publishes (no drafts) to the registry; run it after a deploy."""
+    from generator.files import atomic_write_text
+    from generator.loader import load_manifest
+    from generator.published import MANIFEST, Manifest, with_recorded
+
+    if not content.is_dir():
+        fail_on(content_folder_missing(content))
+    report = BuildReport()
+    site, _ = load_site(content, None, report)
+    if site is None:
+        print_diagnostics(report)
+        click.echo(f"Nothing recorded: the content has {problem_counts(report)}.", err=True)
+        sys.exit(1)
+    path = content / MANIFEST
+    manifest = load_manifest(path)[0] or Manifest(path, {})
+    published = {r.id for r in site.records} | {a for r in site.records for a in r.aliases}
+    text, new = with_recorded(manifest, published)
+    total = plural(len(manifest.ids.keys() | published), "id")
+    if not new:
+        click.echo(f"Every published id is recorded already in {display_path(path)} ({total}).")
+        return
+    atomic_write_text(path, text)
+    click.echo(
+        f"Recorded {plural(len(new), 'new id')} in {display_path(path)} ({total} in all); "
+        "commit it with the content."
+    )
+
+
+def error_id_argument(_ctx: click.Context, _param: click.Parameter, values: Any) -> Any:
+    from generator.schema import ID_RE
+
+    for value in values:
+        if not ID_RE.match(value):
+            raise click.BadParameter(f"{value!r} is not an id (16 lowercase hex digits)")
+    return values
+
+
+@ids_group.command("forget")
+@click.argument("error_ids", metavar="ID...", nargs=-1, required=True, callback=error_id_argument)
+@CONTENT_OPTION
+def ids_forget_command(error_ids: tuple[str, ...], content: Path) -> None:
+    """Take back ids recorded by mistake that never went live (never a deployed one)."""
+    from generator.files import atomic_write_text
+    from generator.loader import load_manifest
+    from generator.published import MANIFEST, without
+
+    path = content / MANIFEST
+    manifest, problems = load_manifest(path)
+    if problems or manifest is None:
+        for problem in problems:
+            click.echo(problem.format(), err=True)
+        if manifest is None and not problems:
+            click.echo(f"There is no {display_path(path)}: no id is recorded.", err=True)
+        sys.exit(1)
+    unknown = [error_id for error_id in error_ids if error_id not in manifest.ids]
+    if unknown:
+        click.echo(
+            f"Not in {display_path(path)}: {', '.join(unknown)}; nothing was changed.", err=True
+        )
+        sys.exit(1)
+    atomic_write_text(path, without(manifest, error_ids))
+    click.echo(f"Took back {', '.join(dict.fromkeys(error_ids))} from {display_path(path)}.")
+
+
 @cli.command("serve")
 @CONTENT_OPTION
 @click.option(
@@ -512,21 +685,21 @@ def serve_command(
     from generator.serve import free_port_server, url_of
 
     state = LiveState()
+    warned: set[Diagnostic] = set()  # each warning is said once a session, not every rebuild
 
     def rebuild() -> list[str]:
         started = time.perf_counter()
         report = build(content, out, include_drafts=drafts, cache_dir=cache_dir)
-        print_diagnostics(report)
+        print_diagnostics(report, warned)
         if report.failed():
             click.echo(
-                f"Build failed; serving the last good build of {display_path(out)}.", err=True
+                f"Build failed ({problem_counts(report)}); "
+                f"serving the last good build of {display_path(out)}.",
+                err=True,
             )
             return [d.format() for d in report.diagnostics if d.level is Level.ERROR]
         if not report.unchanged:
-            click.echo(
-                f"Built: {report.pages_rendered} rendered, {report.pages_kept} unchanged "
-                f"in {time.perf_counter() - started:.2f}s"
-            )
+            click.echo(built_line(report, out, time.perf_counter() - started, (1, 1)))
         return []
 
     state.errors = rebuild()

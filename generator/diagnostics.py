@@ -29,10 +29,20 @@ class Position(NamedTuple):
     line: int = 0
     col: int = 0
 
+    @property
+    def shown_line(self) -> int | None:
+        """The line as every output format shows it: None for the file as a whole."""
+        return self.line if self.line > 0 else None
+
+    @property
+    def shown_col(self) -> int | None:
+        """The column as shown: 1 for a line as a whole, None for the file as a whole."""
+        return max(self.col, 1) if self.line > 0 else None
+
     def __str__(self) -> str:
-        if self.line <= 0:
+        if self.shown_line is None:
             return self.path
-        return f"{self.path}:{self.line}:{max(self.col, 1)}"
+        return f"{self.path}:{self.shown_line}:{self.shown_col}"
 
 
 @dataclass(frozen=True)
@@ -71,10 +81,16 @@ def warning(position: Position, field: str, message: str, hint: str = "") -> Dia
     return Diagnostic(Level.WARNING, position, field, message, hint)
 
 
+def closest(word: str, choices: Iterable[str]) -> str | None:
+    """The choice that word most likely misspells, if any is close."""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """Return a "did you mean …?" hint for the closest choice, or an empty string."""
-    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return f"did you mean '{close[0]}'?" if close else ""
+    meant = closest(word, choices)
+    return f"did you mean '{meant}'?" if meant else ""
 
 
 def has_errors(diagnostics: Iterable[Diagnostic], strict: bool = False) -> bool:

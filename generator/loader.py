@@ -23,7 +23,7 @@ from generator.listing import (
     shown_records_folder,
 )
 from generator.model import DriftNote, RecordSummary, TextFile
-from generator.published import MANIFEST, Manifest, read_manifest
+from generator.published import MANIFEST, Manifest, parse_manifest
 from generator.yamldoc import YamlDocument, parse_yaml
 
 MAX_RECORD_BYTES = 2 * 1024 * 1024
@@ -176,8 +176,7 @@ def load_content(
 
     drift, problems = load_drift(content_root / DRIFT_FILE)
     diagnostics += problems
-    manifest_path = content_root / MANIFEST
-    manifest, problems = read_manifest(manifest_path, display_path(manifest_path))
+    manifest, problems = load_manifest(content_root / MANIFEST)
     diagnostics += problems
     late: list[Diagnostic] = []
     loaded = LoadedContent(
@@ -217,6 +216,19 @@ def read_records(
         problems += found
         if document is not None:
             yield document
+
+
+def load_manifest(path: Path) -> tuple[Manifest | None, list[Diagnostic]]:
+    """Read content/published-ids.txt, if it is there (see `published`)."""
+    if not path.exists():
+        return None, []
+    shown = display_path(path)
+    if not path.is_file():
+        return None, [error(Position(shown), "", "expected a text file of ids, found a folder")]
+    text, problems = read_text(path, MAX_RECORD_BYTES)
+    if text is None:
+        return None, problems
+    return parse_manifest(path, shown, text)
 
 
 def load_drift(path: Path) -> tuple[dict[str, DriftNote], list[Diagnostic]]:

@@ -1,22 +1,31 @@
-"""The manifest of every id ever published, so that no published link can break.
+"""The registry of published ids, so that no link that went live can break.
 
-`content/published-ids.txt` lists one id per line. A build adds the ids it
-publishes; a build in which a listed id has no page (it is neither a record's
-id, nor one of a record's aliases) fails and names the id. Commit the file
-with the content: it is how the next build knows what was promised.
+`content/published-ids.txt` lists one id per line (`#` starts a comment). A
+build only reads it: an id listed there that has no page any more (no record
+has it, none lists it in `aliases`) fails the build. Ids are added by
+`errpages ids record`, run once a site has been deployed, so the registry holds
+only what really went live; `errpages ids forget` takes back an id recorded by
+mistake that never was. Neither ever touches a line it was not asked about.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from generator.diagnostics import Diagnostic, Position, error
-from generator.files import atomic_write_text
 from generator.schema import ID_RE
 
 MANIFEST = "published-ids.txt"
 HEADER = (
+    "# Every error id this site has published, one per line. A build fails when one of\n"
+    "# them has no page: keep its record (mark it `retired` when no longer raised), or\n"
+    "# list the id in the `aliases` of the record that replaced it. Add ids after each\n"
+    "# deploy with `errpages ids record`, and commit this file with the content.\n"
+)
+# The header the first versions wrote, when every build added ids; replaced by HEADER.
+OLD_HEADER = (
     "# Every error id this site has published, one per line, kept by `errpages build`.\n"
     "# Never remove a line: a published id must keep a page (its record, an alias, or\n"
     "# a record marked retired). Commit this file with the content.\n"
@@ -27,29 +36,28 @@ HEADER = (
 class Manifest:
     path: Path
     ids: dict[str, int]  # id -> line number
+    text: str = ""  # as read, so that adding or taking back ids keeps every other line
 
 
-def read_manifest(path: Path, shown: str) -> tuple[Manifest, list[Diagnostic]]:
-    """Read the manifest (missing: empty); malformed lines are errors."""
+def parse_manifest(path: Path, shown: str, text: str) -> tuple[Manifest, list[Diagnostic]]:
+    """Read the registry's text; a line that is not an id (or a comment) is an error."""
     ids: dict[str, int] = {}
     diagnostics = []
-    if not path.is_file():
-        return Manifest(path, ids), []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        text = line.split("#", 1)[0].strip()
-        if not text:
+    for number, line in enumerate(text.splitlines(), start=1):
+        entry = line.split("#", 1)[0].strip()
+        if not entry:
             continue
-        if not ID_RE.match(text):
+        if not ID_RE.match(entry):
             diagnostics.append(
                 error(
                     Position(shown, number, 1),
                     "",
-                    f"{text!r} is not an id (16 lowercase hex digits)",
+                    f"{entry!r} is not an id (16 lowercase hex digits)",
                 )
             )
             continue
-        ids.setdefault(text, number)
-    return Manifest(path, ids), diagnostics
+        ids.setdefault(entry, number)
+    return Manifest(path, ids, text), diagnostics
 
 
 def check_published(
@@ -67,21 +75,30 @@ def check_published(
                 "",
                 f"published id {error_id} {why}",
                 "restore its record, list it in the `aliases` of the record that replaced it, "
-                "or keep the record and mark it `retired`",
+                "or keep the record and mark it `retired`; if it never went live, "
+                f"take it back with `errpages ids forget {error_id}`",
             )
         )
     return diagnostics
 
 
-def update_manifest(manifest: Manifest, published: set[str]) -> bool:
-    """Add newly published ids (never remove one); True when the file changed."""
-    new = published - manifest.ids.keys()
-    if not new and manifest.path.is_file():
-        return False
-    if not manifest.ids and not published:
-        return False
-    text = HEADER + "".join(f"{error_id}\n" for error_id in sorted(manifest.ids.keys() | new))
-    if manifest.path.is_file() and manifest.path.read_text(encoding="utf-8") == text:
-        return False
-    atomic_write_text(manifest.path, text)
-    return True
+def with_recorded(manifest: Manifest, published: Iterable[str]) -> tuple[str, list[str]]:
+    """The registry's text with the ids not yet listed added at its end, and those ids."""
+    new = sorted(set(published) - manifest.ids.keys())
+    text = manifest.text or HEADER
+    if text.startswith(OLD_HEADER):
+        text = HEADER + text[len(OLD_HEADER) :]
+    if text and not text.endswith("\n"):
+        text += "\n"
+    return text + "".join(f"{error_id}\n" for error_id in new), new
+
+
+def without(manifest: Manifest, forgotten: Iterable[str]) -> str:
+    """The registry's text without the lines that list these ids (comments and all else kept)."""
+    gone = set(forgotten)
+    kept = [
+        line
+        for line in manifest.text.splitlines(keepends=True)
+        if line.split("#", 1)[0].strip() not in gone
+    ]
+    return "".join(kept)

@@ -219,3 +219,37 @@ def _add_escaped(
         if piece:
             parts.append(piece)
     return parts, open_class
+
+
+OPENING = frozenset("([{")
+CLOSING = frozenset(")]}")
+
+
+def statement_words(code: str, line: int) -> frozenset[str] | None:
+    """The names and keywords of the statement (logical line) that holds `line` (1-based,
+    of `code`), or None when that line holds no code (blank, or only a comment).
+
+    A bracket the snippet closes without opening it (a snippet may begin inside a call)
+    counts as opened before the snippet.
+    """
+    depth, current = 0, 1
+    start: int | None = None  # the line of the current statement's first token
+    words: set[str] = set()
+    for match in TOKEN_RE.finditer(code):
+        kind, text = match.lastgroup, match.group()
+        if kind == "newline" and depth == 0:
+            if start is not None and start <= line <= current:
+                return frozenset(words)
+            if current >= line:
+                return None
+            start, words = None, set()
+        elif kind not in ("space", "newline", "comment"):
+            start = current if start is None else start
+            if kind == "name":
+                words.add(text)
+            elif text in OPENING:
+                depth += 1
+            elif text in CLOSING:
+                depth = max(depth - 1, 0)
+        current += text.count("\n")
+    return frozenset(words) if start is not None and start <= line else None

@@ -5,16 +5,21 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 from pathlib import Path
 
+from generator.files import atomic_write_text
+from generator.messages import message_parts
 from generator.schema import derive_id
 
 
-def slug(text: str, words: int = 8) -> str:
-    """A file name from a message: its first words, lowercase, joined by hyphens."""
-    parts = re.findall(r"[a-z0-9]+", text.lower())
-    return "-".join(parts[:words]) or "error"
+def slug(template: str, words: int = 8) -> str:
+    """A file name from a message template: its first words, lowercase, joined by hyphens
+    (a placeholder counts as its name: `got {size!r}` gives `got-size`)."""
+    text = " ".join(
+        part.name if part.is_placeholder else part.text for part in message_parts(template)
+    )
+    found = re.findall(r"[a-z0-9]+", text.lower())
+    return "-".join(found[:words]) or "error"
 
 
 def quoted(text: str) -> str:
@@ -63,23 +68,22 @@ tags: []
     )
 
 
-def new_record_path(content_root: Path, repo: str, message: str) -> Path:
-    return content_root / "errors" / repo / f"{slug(message)}.yaml"
+def new_record_path(content_root: Path, repo: str, message: str, record_id: str) -> Path:
+    """`errors/OWNER/NAME/<slug>.yaml`, or, when another file has that name,
+    `<slug>-<id>.yaml` (the id's first 6 digits, else all 16): never another error's file."""
+    folder = content_root / "errors" / repo
+    name = slug(message)
+    for candidate in (name, f"{name}-{record_id[:6]}", f"{name}-{record_id}"):
+        if not (folder / f"{candidate}.yaml").exists():
+            break
+    return folder / f"{candidate}.yaml"
 
 
 def write_new_record(path: Path, text: str, force: bool) -> None:
-    """Write atomically (temp file + rename); never replace an existing file unless forced."""
+    """Write atomically; never replace an existing file unless forced."""
     if path.exists() and not force:
         raise FileExistsError(str(path))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    atomic_write_text(path, text)
 
 
 def fresh_id(repo: str, exception: str, message: str, taken: set[str]) -> str:

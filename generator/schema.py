@@ -17,8 +17,9 @@ from typing import Any
 from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
 from pygments.util import ClassNotFound
 
-from generator.diagnostics import Diagnostic, Position, did_you_mean, error, warning
+from generator.diagnostics import Diagnostic, Position, closest, did_you_mean, error, warning
 from generator.model import Analysis, ExampleFix, Record, Retired, Snippet, Source, TextFile, When
+from generator.pylex import PYTHON_LANGUAGES, statement_words
 from generator.yamldoc import KeyPath, YamlDocument, parse_yaml
 
 ID_RE = re.compile(r"^[0-9a-f]{16}$")
@@ -119,6 +120,7 @@ class FieldReader:
     def __init__(self, document: YamlDocument) -> None:
         self.document = document
         self.diagnostics: list[Diagnostic] = []
+        self.misspelt: set[KeyPath] = set()  # missing fields an unknown key was taken for
 
     def fail(self, key_path: KeyPath, message: str, hint: str = "", at_key: bool = False) -> None:
         if key_path in self.document.rejected:
@@ -151,15 +153,27 @@ class FieldReader:
         if not present or not isinstance(value, dict):
             return
         for key in value:
-            if key not in allowed:
-                hint = did_you_mean(key, allowed) or f"known fields: {', '.join(allowed)}"
-                self.fail((*key_path, key), f"unknown field '{key}'", hint, at_key=True)
+            if key in allowed:
+                continue
+            meant = closest(key, allowed)
+            if meant is None:
+                hint = f"known fields: {', '.join(allowed)}"
+            else:
+                hint = f"did you mean '{meant}'?"
+            if meant is not None and meant not in value:
+                # One typo, one error: the field it was meant as is not reported missing too.
+                self.misspelt.add((*key_path, meant))
+            self.fail((*key_path, key), f"unknown field '{key}'", hint, at_key=True)
+
+    def missing(self, key_path: KeyPath, expected: str) -> None:
+        if key_path not in self.misspelt:
+            self.fail(key_path, f"missing required field (expected {expected})", at_key=True)
 
     def mapping(self, key_path: KeyPath, required: bool) -> dict[str, Any] | None:
         present, value = self.lookup(key_path)
         if not present or value is None:
             if required:
-                self.fail(key_path, "missing required field (expected a mapping)", at_key=True)
+                self.missing(key_path, "a mapping")
             return None
         if not isinstance(value, dict):
             self.fail(key_path, f"expected a mapping, got {type_name(value)}")
@@ -177,7 +191,7 @@ class FieldReader:
         present, value = self.lookup(key_path)
         if not present or value is None:
             if required:
-                self.fail(key_path, f"missing required field (expected {expected})", at_key=True)
+                self.missing(key_path, expected)
             return None
         if isinstance(value, datetime.date):
             value = value.isoformat()
@@ -199,7 +213,7 @@ class FieldReader:
         present, value = self.lookup(key_path)
         if not present or value is None:
             if required:
-                self.fail(key_path, "missing required field (expected a line number)", at_key=True)
+                self.missing(key_path, "a line number")
             return None
         if isinstance(value, bool) or not isinstance(value, int):
             self.fail(key_path, f"expected a whole number, got {type_name(value)}")
@@ -220,9 +234,7 @@ class FieldReader:
         present, value = self.lookup(key_path)
         if not present or value is None:
             if required:
-                self.fail(
-                    key_path, f"missing required field (expected a list of {expected})", at_key=True
-                )
+                self.missing(key_path, f"a list of {expected}")
             return ()
         if not isinstance(value, list):
             self.fail(key_path, f"expected a list of {expected}, got {type_name(value)}")
@@ -597,10 +609,25 @@ def unwritten_fields(record: Record) -> list[str]:
     return [name for name, text in texts.items() if TO_WRITE in text]
 
 
+def raises_at_line(record: Record) -> bool:
+    """Whether a Python snippet's statement at `source.line` raises (or asserts; a warning
+    record: warns); True for other languages, which are not looked into."""
+    snippet = record.source.snippet
+    if snippet.language.lower() not in PYTHON_LANGUAGES:
+        return True
+    words = statement_words(snippet.text, record.source.line - snippet.start_line + 1)
+    if words is None:
+        return False
+    if record.kind == "warning" and any("warn" in word.lower() for word in words):
+        return True
+    return "raise" in words or "assert" in words
+
+
 def validate_document(
     document: YamlDocument, snippets: Mapping[str, TextFile]
 ) -> tuple[Record | None, list[Diagnostic]]:
-    """Validate one record document (and warn about prose still to be written)."""
+    """Validate one record document (and warn about prose still to be written, and about a
+    source line that raises nothing)."""
     record, diagnostics = RecordValidator(document, snippets).validate()
     if record is not None:
         unwritten = unwritten_fields(record)
@@ -611,6 +638,16 @@ def validate_document(
                     ", ".join(unwritten),
                     f"still marked {TO_WRITE} but the record is not a draft",
                     "write the text, or mark the record 'draft: true'",
+                )
+            )
+        if not raises_at_line(record):
+            does = "warns" if record.kind == "warning" else "raises or asserts"
+            diagnostics.append(
+                warning(
+                    record.position("source.line"),
+                    "source.line",
+                    f"line {record.source.line} is not in a statement that {does}",
+                    "point it at the raising statement (`errpages pin` finds it)",
                 )
             )
     return record, diagnostics

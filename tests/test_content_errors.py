@@ -31,7 +31,7 @@ def test_invalid_case(case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     result = run_cli("build", "--content", "content", "--out", str(out))
     assert result.exit_code == 1
     expected = (INVALID / case / "expected.txt").read_text(encoding="utf-8")
-    printed = result.stderr.split("Build failed;")[0]
+    printed = result.stderr.split("Build failed (")[0]
     assert printed == expected
     assert not out.exists()
 
@@ -69,7 +69,7 @@ def test_all_problems_reported_in_one_run(make_content, tmp_path: Path) -> None:
     assert "a.yaml:8:9: source.line: expected a whole number, got text" in result.stderr
     assert "b.yaml:2:1: YAML syntax error" in result.stderr
     assert "c.yaml:1:1: a record must be a mapping of fields, got a list" in result.stderr
-    assert "4 error(s), 0 warning(s)" in result.stderr
+    assert "Check failed: 4 errors, 0 warnings." in result.stderr
 
 
 def test_output_folder_not_written_by_errpages_is_refused(make_content, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -103,15 +103,15 @@ def test_rebuild_replaces_a_site_errpages_wrote(make_content, tmp_path: Path) ->
 def test_a_published_id_must_keep_a_page(make_content, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     content = make_content({"errors/a.yaml": valid_record()})
     out = tmp_path / "site"
-    first = run_cli("build", "--content", str(content), "--out", str(out))
-    assert "Recorded the published ids in" in first.stdout
+    assert run_cli("build", "--content", str(content), "--out", str(out)).exit_code == 0
+    assert run_cli("ids", "record", "--content", str(content)).exit_code == 0
     manifest = (content / "published-ids.txt").read_text().splitlines()
     assert manifest[-1] == "0123456789abcdef"
     before = tree_digest(out)
     (content / "errors" / "a.yaml").write_text(valid_record("fedcba9876543210", "new"))
     result = run_cli("build", "--content", str(content), "--out", str(out))
     assert result.exit_code == 1
-    assert "published-ids.txt:4:1: published id 0123456789abcdef has no page" in result.stderr
+    assert "published-ids.txt:5:1: published id 0123456789abcdef has no page" in result.stderr
     assert "mark it `retired`" in result.stderr
     assert tree_digest(out) == before
     retired = valid_record() + "retired:\n  since: v2.0\n  note: Removed in **v2.0**.\n"
@@ -125,6 +125,7 @@ def test_a_published_id_must_keep_a_page(make_content, tmp_path: Path) -> None: 
     )
     data = json.loads((out / "api" / "errors" / "0123456789abcdef.json").read_text())
     assert data["retired"] == {"since": "v2.0", "note": "Removed in **v2.0**."}
+    assert run_cli("ids", "record", "--content", str(content)).exit_code == 0
     assert (content / "published-ids.txt").read_text().splitlines()[-2:] == [
         "0123456789abcdef",
         "fedcba9876543210",
@@ -145,7 +146,7 @@ def test_exit_codes_from_the_real_command(make_content, tmp_path: Path) -> None:
 
     ok = run("build", "--content", str(content), "--out", str(tmp_path / "site"))
     assert ok.returncode == 0, ok.stderr
-    assert "Built 1 errors" in ok.stdout
+    assert "Built 1 error into" in ok.stdout
     (content / "errors" / "a.yaml").write_text("id: [\n")
     bad = run("check", "--content", str(content))
     assert bad.returncode == 1

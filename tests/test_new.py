@@ -25,14 +25,40 @@ def test_new_writes_a_record_with_derived_id(make_content) -> None:  # type: ign
     ]
     result = run_cli(*args)
     assert result.exit_code == 0, result.output
-    path = content / "errors" / "acme" / "widgets" / "no-widget-named-name-r.yaml"
+    path = content / "errors" / "acme" / "widgets" / "no-widget-named-name.yaml"
     data = yaml.safe_load(path.read_text())
-    assert data["id"] == derive_id("acme/widgets", "KeyError", "no widget named {name!r}")
+    record_id = derive_id("acme/widgets", "KeyError", "no widget named {name!r}")
+    assert data["id"] == record_id
     assert data["message"] == "no widget named {name!r}"
     assert data["exception"] == "KeyError"
+    assert path.stat().st_mode & 0o777 == 0o644
     again = run_cli(*args)
     assert again.exit_code == 1
-    assert "already exists; use --force" in again.stderr
+    assert f"This error already has a record: {path} (id {record_id})" in again.stderr
+    assert "use --force to write it anew" in again.stderr
+    path.write_text(path.read_text().replace("TO BE WRITTEN: in a few", "Started: in a few"))
+    forced = run_cli(*args, "--force")
+    assert forced.exit_code == 0, forced.output
+    assert yaml.safe_load(path.read_text())["id"] == record_id  # written anew, same id
+    assert "Started:" not in path.read_text()
+
+
+def test_two_errors_never_share_a_file(make_content) -> None:  # type: ignore[no-untyped-def]
+    """The same message raised as another exception gets a file of its own, even forced."""
+    content = make_content({})
+    folder = content / "errors" / "acme" / "widgets"
+    base = ["new", "--content", str(content), "--repo", "acme/widgets", "--message", "got {size!r}"]
+    assert run_cli(*base, "--exception", "KeyError").exit_code == 0
+    key_error = (folder / "got-size.yaml").read_text()
+    for flags in ((), ("--force",)):
+        result = run_cli(*base, "--exception", "TypeError", *flags)
+        assert result.exit_code == 0, result.output
+    type_id = derive_id("acme/widgets", "TypeError", "got {size!r}")
+    assert {p.name for p in folder.iterdir()} == {"got-size.yaml", f"got-size-{type_id[:6]}.yaml"}
+    assert (folder / "got-size.yaml").read_text() == key_error
+    assert yaml.safe_load((folder / f"got-size-{type_id[:6]}.yaml").read_text())["exception"] == (
+        "TypeError"
+    )
 
 
 def test_new_record_fails_check_until_filled_in(make_content) -> None:  # type: ignore[no-untyped-def]
@@ -56,7 +82,7 @@ def test_new_refuses_bad_repo_and_missing_flags(make_content) -> None:  # type: 
 
 def test_new_picks_another_id_when_derived_one_is_taken(make_content) -> None:  # type: ignore[no-untyped-def]
     taken = derive_id("acme/widgets", "ValueError", "bad widget")
-    content = make_content({"errors/a.yaml": valid_record(taken)})
+    content = make_content({"errors/a.yaml": valid_record(taken, "another message")})
     result = run_cli(
         "new",
         "--content",

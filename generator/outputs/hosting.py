@@ -18,7 +18,6 @@ from typing import BinaryIO
 from jinja2 import Environment
 
 from generator import urls
-from generator.diagnostics import Diagnostic, Position, warning
 from generator.links import short_text
 from generator.markdown import plain_text
 from generator.model import RecordSummary, Site
@@ -290,25 +289,16 @@ def redirect_files(site: Site, env: Environment) -> list[OutputFile]:
     return files
 
 
-def hosting_files(site: Site, env: Environment) -> tuple[list[OutputFile], list[Diagnostic]]:
+def hosting_files(site: Site, env: Environment) -> list[OutputFile]:
     """Plan the files static hosts and crawlers look for (but the sitemap, the feed, the
     alias redirects and the dump)."""
     files = [
         OutputFile(NOJEKYLL, b"", "static hosting"),
         OutputFile(urls.NOT_FOUND_PAGE, render_not_found_page(env, site).encode(), "404 page"),
     ]
-    if not site.config.base_url:
-        return files, [
-            warning(
-                Position("site.yaml"),
-                "base_url",
-                "not set: sitemap.xml, robots.txt and feed.xml need absolute URLs and were "
-                "not written, and pages carry no canonical link",
-                "set base_url in content/site.yaml or pass --base-url",
-            )
-        ]
-    files.append(OutputFile(urls.ROBOTS_TXT, robots_txt(site).encode(), "robots.txt"))
-    return files, []
+    if site.config.base_url:
+        files.append(OutputFile(urls.ROBOTS_TXT, robots_txt(site).encode(), "robots.txt"))
+    return files
 
 
 def source_date(epoch: str | None) -> str:
