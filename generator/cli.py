@@ -97,16 +97,20 @@ def print_diagnostics(report: BuildReport, shown: set[Diagnostic] | None = None)
         click.echo(diagnostic.format(), err=True)
 
 
+def warning_count(report: BuildReport) -> int:
+    return sum(1 for d in report.diagnostics if d.level is Level.WARNING)
+
+
 def problem_counts(report: BuildReport) -> str:
     """`2 errors, 1 warning`."""
-    errors = sum(1 for d in report.diagnostics if d.level is Level.ERROR)
-    warnings = len(report.diagnostics) - errors
+    warnings = warning_count(report)
+    errors = len(report.diagnostics) - warnings
     return f"{plural(errors, 'error')}, {plural(warnings, 'warning')}"
 
 
 def built_line(report: BuildReport, out: Path, elapsed: float, shard: tuple[int, int]) -> str:
     """The line that ends a build and each of `serve`'s rebuilds."""
-    warnings = sum(1 for d in report.diagnostics if d.level is Level.WARNING)
+    warnings = warning_count(report)
     errors = len(report.site.records) if report.site else 0
     part = f" (shard {shard[0]}/{shard[1]})" if shard != (1, 1) else ""
     return (
@@ -256,8 +260,7 @@ def check_command(content: Path, strict: bool, drafts: bool, output_format: str)
             click.echo(f"Check failed: {problem_counts(report)}.", err=True)
         else:
             count = len(report.site.records) if report.site else 0
-            warnings = sum(1 for d in report.diagnostics if d.level is Level.WARNING)
-            click.echo(f"{plural(count, 'record')} OK, {plural(warnings, 'warning')}")
+            click.echo(f"{plural(count, 'record')} OK, {plural(warning_count(report), 'warning')}")
     sys.exit(1 if report.failed(strict) else 0)
 
 
@@ -611,10 +614,11 @@ def ids_record_command(content: Path) -> None:
     published = {r.id for r in site.records} | {a for r in site.records for a in r.aliases}
     text, new = with_recorded(manifest, published)
     total = plural(len(manifest.ids.keys() | published), "id")
+    if text != manifest.text and (new or manifest.text):  # new ids, or the old header replaced
+        atomic_write_text(path, text)
     if not new:
         click.echo(f"Every published id is recorded already in {display_path(path)} ({total}).")
         return
-    atomic_write_text(path, text)
     click.echo(
         f"Recorded {plural(len(new), 'new id')} in {display_path(path)} ({total} in all); "
         "commit it with the content."

@@ -224,7 +224,8 @@ def load_manifest(path: Path) -> tuple[Manifest | None, list[Diagnostic]]:
         return None, []
     shown = display_path(path)
     if not path.is_file():
-        return None, [error(Position(shown), "", "expected a text file of ids, found a folder")]
+        found = "a folder" if path.is_dir() else "a special file"
+        return None, [error(Position(shown), "", f"expected a text file of ids, found {found}")]
     text, problems = read_text(path, MAX_RECORD_BYTES)
     if text is None:
         return None, problems

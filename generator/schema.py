@@ -156,11 +156,8 @@ class FieldReader:
             if key in allowed:
                 continue
             meant = closest(key, allowed)
-            if meant is None:
-                hint = f"known fields: {', '.join(allowed)}"
-            else:
-                hint = f"did you mean '{meant}'?"
-            if meant is not None and meant not in value:
+            hint = f"did you mean '{meant}'?" if meant else f"known fields: {', '.join(allowed)}"
+            if meant and meant not in value:
                 # One typo, one error: the field it was meant as is not reported missing too.
                 self.misspelt.add((*key_path, meant))
             self.fail((*key_path, key), f"unknown field '{key}'", hint, at_key=True)
