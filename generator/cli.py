@@ -24,7 +24,7 @@ from generator.build import (
     load_site,
     theme_folders,
 )
-from generator.diagnostics import Diagnostic, Level
+from generator.diagnostics import Diagnostic, Level, plural
 from generator.listing import display_path, stop_early_listing
 from generator.model import SiteConfig
 
@@ -80,11 +80,6 @@ class ProgressBar:
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
-
-
-def plural(count: int, noun: str) -> str:
-    """`1 warning`, `2 warnings`, `0 errors`."""
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def print_diagnostics(report: BuildReport, shown: set[Diagnostic] | None = None) -> None:
@@ -552,7 +547,8 @@ def drift_command(
     else:
         click.echo(drift_table(report))
         if update:
-            click.echo(f"\nRe-pinned {len(report.updated)} record(s) to {report.target[:12]}.")
+            count = plural(len(report.updated), "record")
+            click.echo(f"\nRe-pinned {count} to {report.target[:12]}.")
     if save:
         saved = save_drift(content, report)
         click.echo(f"Saved the statuses to {display_path(saved)}.", err=True)

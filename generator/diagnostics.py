@@ -73,6 +73,11 @@ class Diagnostic:
         return "\n".join(lines)
 
 
+def plural(count: int, noun: str) -> str:
+    """`1 warning`, `2 warnings`, `0 errors`: counts as every message shows them."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
 def error(position: Position, field: str, message: str, hint: str = "") -> Diagnostic:
     return Diagnostic(Level.ERROR, position, field, message, hint)
 

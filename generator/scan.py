@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from generator.diagnostics import plural
 from generator.files import atomic_write_text
 from generator.git import list_files, open_repository, read_files, resolve_commit
 from generator.loader import load_content
@@ -50,8 +51,9 @@ class ScanSummary:
 
     def as_text(self) -> str:
         lines = [
-            f"Scanned {self.repo} at {self.commit[:12]}: {self.files_scanned} Python files, "
-            f"{self.raise_sites} raise sites with a message.",
+            f"Scanned {self.repo} at {self.commit[:12]}: "
+            f"{plural(self.files_scanned, 'Python file')}, "
+            f"{plural(self.raise_sites, 'raise site')} with a message.",
             f"  records created:  {len(self.created)}",
             f"  already covered:  {self.already_covered}",
             f"  skipped:          {len(self.skipped)}",
