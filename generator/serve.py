@@ -2,13 +2,18 @@
 
 Paths are decoded once, then any `..`, backslash, NUL or symbolic link that
 leads out of the folder is refused, so crafted requests cannot read other files.
+Requests are answered only when their `Host` names this server (an IP address,
+`localhost`, or the host it was started with): a page on another site whose
+name was made to resolve to 127.0.0.1 (DNS rebinding) cannot read it.
 """
 
 from __future__ import annotations
 
 import functools
 import io
+import ipaddress
 import os
+from contextlib import suppress
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -40,9 +45,28 @@ def safe_path(root: Path, request_path: str) -> Path | None:
         return None
     if resolved != root and not resolved.is_relative_to(root):
         return None  # a symbolic link out of the folder
-    if path.endswith("/") and resolved.is_dir():
-        resolved = resolved / "index.html"
+    with suppress(OSError):  # a name no file can have is simply not found later
+        if path.endswith("/") and resolved.is_dir():
+            resolved = resolved / "index.html"
     return resolved
+
+
+def host_allowed(header: str | None, bound: str) -> bool:
+    """Whether a request's Host header names this server: an IP address (which no other
+    site can make its own), localhost or a name under it, or the host it was bound to."""
+    if header is None:
+        return True  # HTTP/1.0 clients send none; browsers always do
+    name = header.strip().lower()
+    if name.startswith("["):
+        name = name[1 : name.find("]")] if "]" in name else name
+    elif name.count(":") == 1:
+        name = name.split(":")[0]
+    try:
+        ipaddress.ip_address(name)
+        return True
+    except ValueError:
+        pass
+    return name in ("localhost", bound.lower()) or name.endswith(".localhost")
 
 
 class SiteHandler(SimpleHTTPRequestHandler):
@@ -51,10 +75,21 @@ class SiteHandler(SimpleHTTPRequestHandler):
     root: Path
     quiet = False
 
-    def __init__(self, *args: object, root: Path, quiet: bool = False, **kwargs: object) -> None:
+    def __init__(
+        self, *args: object, root: Path, host: str, quiet: bool = False, **kwargs: object
+    ) -> None:
         self.root = root
+        self.host = host
         self.quiet = quiet
         super().__init__(*args, directory=str(root), **kwargs)  # type: ignore[arg-type]
+
+    def parse_request(self) -> bool:
+        if not super().parse_request():
+            return False
+        if not host_allowed(self.headers.get("Host"), self.host):
+            self.send_error(HTTPStatus.FORBIDDEN, "This server answers only its own host name")
+            return False
+        return True
 
     def translate_path(self, path: str) -> str:
         target = safe_path(self.root, path)
@@ -65,6 +100,11 @@ class SiteHandler(SimpleHTTPRequestHandler):
         target = safe_path(self.root, self.path)
         if target is None:
             self.send_error(HTTPStatus.BAD_REQUEST, "Path leaves the site")
+            return None
+        try:
+            target.stat()
+        except OSError:  # missing, or a name no file can have (a part over 255 bytes)
+            self.not_found()
             return None
         if target.is_dir() and not self.path.split("?")[0].endswith("/"):
             self.send_response(HTTPStatus.MOVED_PERMANENTLY)
@@ -116,7 +156,9 @@ def make_server(
     **options: object,
 ) -> ThreadingHTTPServer:
     """A server for root on host:port (port 0: any free port)."""
-    factory = functools.partial(handler or SiteHandler, root=root.resolve(), quiet=quiet, **options)
+    factory = functools.partial(
+        handler or SiteHandler, root=root.resolve(), host=host, quiet=quiet, **options
+    )
     server = ThreadingHTTPServer((host, port), factory)
     server.daemon_threads = True  # open event streams must not keep the process alive
     return server

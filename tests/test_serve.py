@@ -34,10 +34,12 @@ def served(tmp_path: Path) -> Iterator[tuple[str, int, Path]]:
     server.server_close()
 
 
-def raw_request(host: str, port: int, target: str) -> tuple[int, bytes]:
+def raw_request(host: str, port: int, target: str, host_header: str = "") -> tuple[int, bytes]:
     """Send a request line exactly as given (no client-side normalisation)."""
+    named = host_header or f"{host}:{port}"
     with socket.create_connection((host, port), timeout=5) as conn:
-        conn.sendall(f"GET {target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+        request = f"GET {target} HTTP/1.1\r\nHost: {named}\r\nConnection: close\r\n\r\n"
+        conn.sendall(request.encode())
         data = b""
         while chunk := conn.recv(65536):
             data += chunk
@@ -96,4 +98,53 @@ def test_binds_loopback_by_default(tmp_path: Path) -> None:
     try:
         assert url_of(server).startswith("http://127.0.0.1:")
     finally:
+        server.server_close()
+
+
+@pytest.mark.parametrize(
+    ("named", "status"),
+    [
+        ("localhost:8000", 200),
+        ("LOCALHOST", 200),
+        ("127.0.0.1", 200),
+        ("[::1]:8000", 200),
+        ("app.localhost:8000", 200),
+        ("10.0.0.7:8000", 200),  # an address: no other site can claim it
+        ("attacker.example:8000", 403),  # a name rebound to 127.0.0.1
+        ("localhost.attacker.example", 403),
+        ("[::1", 403),
+    ],
+)
+def test_only_requests_naming_this_server_are_answered(
+    served: tuple[str, int, Path], named: str, status: int
+) -> None:
+    host, port, _ = served
+    got, body = raw_request(host, port, "/index.html", named)
+    assert got == status
+    assert (b"home" in body) is (status == 200)
+
+
+def test_a_path_part_longer_than_any_file_name_is_not_found(served: tuple[str, int, Path]) -> None:
+    host, port, _ = served
+    for target in ("/" + "a" * 300, "/errors/" + "b" * 300 + "/", "/x/" + "%41" * 400):
+        status, body = raw_request(host, port, target)
+        assert status == 404 and b"not found page" in body
+
+
+def test_the_live_server_refuses_other_hosts_its_pages_and_its_events(tmp_path: Path) -> None:
+    from generator.devserver import EVENTS_PATH, LiveHandler, LiveState
+
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "index.html").write_text("<p>draft page</p>")
+    server = make_server(site, "127.0.0.1", 0, quiet=True, handler=LiveHandler, state=LiveState())
+    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
+    host, port = (str(part) for part in server.server_address[:2])
+    try:
+        for target in ("/index.html", EVENTS_PATH):
+            status, body = raw_request(host, int(port), target, "rebound.example")
+            assert status == 403 and b"draft" not in body
+        assert raw_request(host, int(port), "/index.html")[0] == 200
+    finally:
+        server.shutdown()
         server.server_close()
