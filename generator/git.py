@@ -12,6 +12,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from generator.schema import is_repo_path
+
 
 class GitError(Exception):
     """A git question that has no answer: not a repository, unknown commit, missing path."""
@@ -114,7 +116,7 @@ def renamed_path(repository: Repository, old_commit: str, new_commit: str, path:
         if status.startswith(("R", "C")):
             source, target = fields[at + 1], fields[at + 2]
             if source == path and status.startswith("R"):
-                return target
+                return target if is_repo_path(target) else None  # `..` in a tree: untrusted
             at += 3
         else:
             at += 2

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from generator.messages import message_parts
 from generator.pyraises import RaiseSite, canonical, scan_source
-from generator.schema import snippet_hash
+from generator.schema import is_repo_path, snippet_hash
 
 MAX_SNIPPET_LINES = 40
 MIN_BLOCK_LINES = 12
@@ -33,6 +33,10 @@ class Pin:
     line: int
     start_line: int
     text: str
+
+    def __post_init__(self) -> None:
+        if not is_repo_path(self.path):  # it names the snippet file written under content/
+            raise PinError(f"{self.path!r} is not a plain file path inside the repository")
 
     @property
     def end_line(self) -> int:

@@ -15,7 +15,7 @@ from generator.loader import load_content
 from generator.pinning import Pin, PinError, decode_source, snippet_span, source_lines
 from generator.pyraises import RaiseSite, canonical, scan_source
 from generator.scaffold import slug
-from generator.schema import TO_WRITE, derive_id
+from generator.schema import TO_WRITE, derive_id, is_repo_path
 from generator.yamldoc import YamlDocument
 
 PYTHON_SUFFIXES = (".py", ".pyi")
@@ -142,6 +142,13 @@ def scan_repository(
     ids = taken_ids(documents)
     out_dir = out_dir or content_root / "errors" / repo
     paths = [p for p in list_files(repository, commit, under) if p.endswith(PYTHON_SUFFIXES)]
+    # A tree may hold `..` entries (git lists them): nothing is read or written for them.
+    summary.skipped += [
+        {"path": path, "line": "", "reason": UNSAFE_PATH}
+        for path in paths
+        if not is_repo_path(path)
+    ]
+    paths = [path for path in paths if is_repo_path(path)]
     contents = read_files(repository, commit, paths)
     for done, path in enumerate(paths, start=1):
         if progress:
@@ -186,6 +193,9 @@ def scan_repository(
                 {"id": record_id, "file": str(target), "site": f"{path}:{site.line}"}
             )
     return summary
+
+
+UNSAFE_PATH = "not a plain path (a '..' or '.' part, a backslash or a control character)"
 
 
 def skip_reason(exc: Exception, path: str) -> str:

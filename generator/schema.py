@@ -64,6 +64,16 @@ def derive_id(repo: str, exception: str, message: str) -> str:
     return digest[:16]
 
 
+UNSAFE_PATH_RE = re.compile(r"(?:^|/)\.\.?(?:/|$)|^/|//|\\|[\x00-\x1f\x7f]")
+
+
+def is_repo_path(path: str) -> bool:
+    """Whether a path (from a record, or from a commit: untrusted alike) is a plain file path
+    inside a repository: relative, '/'-separated, no '.' or '..' part, no control character.
+    Only such paths are ever joined to a folder errpages writes into."""
+    return bool(path) and not path.endswith("/") and not UNSAFE_PATH_RE.search(path)
+
+
 def snippet_hash(text: str) -> str:
     """Hash snippet text as stored in a snippet file's `sha256` header field."""
     return hashlib.sha256(text.encode()).hexdigest()
@@ -477,7 +487,7 @@ class RecordValidator:
 
     def source_path(self, required: bool) -> str | None:
         path = self.read.string(("source", "path"), required, expected="the source file's path")
-        if path is not None and (path.startswith("/") or ".." in path.split("/") or "\\" in path):
+        if path is not None and not is_repo_path(path):
             self.read.fail(
                 ("source", "path"),
                 f"{path!r} must be a path inside the repository (relative, '/'-separated, no '..')",
