@@ -32,7 +32,6 @@ from generator.cache import (
     cache_file,
     cache_summary,
     code_version,
-    compiled_templates_folder,
     folder_identity,
     load_cache,
     read_search_parts,
@@ -462,7 +461,6 @@ def plan_outputs(
 def render_records(
     site: Site,
     theme_dir: Path,
-    compiled: Path | None,
     plan: Plan,
     staging: Staging,
     cache: BuildCache,
@@ -471,7 +469,7 @@ def render_records(
     progress: Progress | None = None,
 ) -> dict[str, UnitEntry]:
     """Carry over unchanged record outputs, render the rest (in parallel), check their links."""
-    task = RenderTask(site.config, theme_dir, compiled, staging, plan.paths)
+    task = RenderTask(site.config, theme_dir, staging, plan.paths)
     to_render, units = kept_units(site, staging, plan.records, cache)
     report.pages_kept = len(units)
     total = len(plan.records)
@@ -945,7 +943,6 @@ def build(
         return report
     code = code_version()
     cache_path = cache_file(cache_dir, out_dir, options.key()) if cache_dir and out_dir else None
-    compiled = compiled_templates_folder(cache_dir, code) if cache_dir and out_dir else None
     with collector_paused():  # from here on (the listing is tens of thousands of objects)
         with timed(report, "list"):
             listing = early_listing(content_root)
@@ -967,7 +964,6 @@ def build(
                 options,
                 code,
                 cache_path,
-                compiled,
                 inputs,
                 site_identity,
                 listing,
@@ -984,7 +980,6 @@ class BuildState:
     options: BuildOptions
     code: str
     cache_path: Path | None
-    compiled: Path | None  # where compiled templates are kept
     inputs: str  # fingerprint of every input file
     site_identity: tuple[int, int, int] | None
     listing: ContentFiles  # the content folder's files and their stats, for the fingerprint
@@ -1072,7 +1067,7 @@ def write_site(
         cache.pages, version=versions.__getitem__, read=previous_page(out_dir, previous)
     )
     layout: Layout = {}
-    env = make_environment(theme_dir, state.compiled)
+    env = make_environment(theme_dir)
     if not site.config.base_url:
         report.diagnostics.append(no_base_url(state.content_root))
     with timed(report, "render"):
@@ -1096,7 +1091,6 @@ def write_site(
             units = render_records(
                 site,
                 theme_dir,
-                state.compiled,
                 plan,
                 staging,
                 cache,

@@ -26,9 +26,7 @@ import json
 import marshal
 import os
 import pickle
-import re
 import secrets
-import shutil
 import sqlite3
 import sys
 from contextlib import suppress
@@ -414,27 +412,6 @@ def code_version() -> str:
     for path in sorted(GENERATOR_DIR.rglob("*.py")):
         digest.update(path.read_bytes())
     return digest.hexdigest()
-
-
-TEMPLATES_FOLDER_RE = re.compile(r"errpages-templates-[0-9a-f]{16}")
-
-
-def compiled_templates_folder(cache_dir: Path, code: str) -> Path | None:
-    """Where this code's compiled templates are kept; those of other code versions are removed.
-
-    None when the folder cannot be made (templates are then compiled in every build).
-    """
-    folder = cache_dir / f"errpages-templates-{code[:16]}"
-    if folder.is_dir():
-        return folder
-    try:
-        for other in os.scandir(cache_dir):
-            if TEMPLATES_FOLDER_RE.fullmatch(other.name) and other.is_dir(follow_symlinks=False):
-                shutil.rmtree(other.path, ignore_errors=True)
-        folder.mkdir(exist_ok=True)
-    except OSError:
-        return None
-    return folder
 
 
 def cache_file(cache_dir: Path, out_dir: Path | None, options: str) -> Path:

@@ -10,25 +10,16 @@ escape their input themselves.
 from __future__ import annotations
 
 import heapq
-import os
-import pickle
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from jinja2 import (
-    BytecodeCache,
-    Environment,
-    FileSystemLoader,
-    StrictUndefined,
-    select_autoescape,
-)
-from jinja2.bccache import Bucket
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2.sandbox import ImmutableSandboxedEnvironment
 from markupsafe import Markup, escape
 
 from generator import __version__, urls
@@ -54,48 +45,18 @@ def anchor(text: str) -> str:
     return re.sub(r"[^a-z0-9_-]+", "-", text.lower()).strip("-") or "x"
 
 
-class CompiledTemplates(BytecodeCache):
-    """The theme's templates compiled by an earlier build, kept in a folder of the build cache.
-
-    Compiling them took 40 ms of every build. Jinja checks each file against
-    its template's source; the folder must be one per errpages code version,
-    since the environment's settings shape the compiled code too. A file
-    that cannot be read back is compiled again, one that cannot be written
-    is compiled again next time: neither stops a build.
-    """
-
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-
-    def load_bytecode(self, bucket: Bucket) -> None:
-        try:
-            data = (self.folder / f"{bucket.key}.jinja").read_bytes()
-        except OSError:
-            return
-        try:
-            bucket.bytecode_from_string(data)
-        except (pickle.UnpicklingError, EOFError, ValueError, TypeError):
-            bucket.reset()
-
-    def dump_bytecode(self, bucket: Bucket) -> None:
-        target = self.folder / f"{bucket.key}.jinja"
-        temp = target.with_name(f".{target.name}.{os.getpid()}")
-        try:
-            temp.write_bytes(bucket.bytecode_to_string())
-            os.replace(temp, target)
-        except OSError:
-            with suppress(OSError):
-                temp.unlink(missing_ok=True)
-
-
-def make_environment(theme_dir: Path, compiled: Path | None = None) -> Environment:
+def make_environment(theme_dir: Path) -> Environment:
     """Build the Jinja environment for a theme (and the default theme it inherits from).
 
-    Autoescape everything, fail on undefined names. A build makes its own
-    environment, so templates are never checked for changes on disk again.
-    `compiled`: a folder where compiled templates are kept from build to build.
+    Autoescape everything, fail on undefined names. A theme may come from a pull request,
+    so templates run in Jinja's immutable sandbox: no attribute that starts with `_`, no
+    internals of functions, frames or code, and no method that changes a list, dict or set
+    (what reaches `os.system` through Python's object graph). Nothing compiled is kept
+    on disk between builds: compiled code read back from a folder a pull request can write
+    would run whatever it holds. A build makes its own environment, so templates are never
+    checked for changes on disk again.
     """
-    env = Environment(
+    env = ImmutableSandboxedEnvironment(
         loader=FileSystemLoader([str(layer / "templates") for layer in theme_layers(theme_dir)]),
         autoescape=select_autoescape(default=True, default_for_string=True),
         undefined=StrictUndefined,
@@ -104,7 +65,6 @@ def make_environment(theme_dir: Path, compiled: Path | None = None) -> Environme
         keep_trailing_newline=True,
         finalize=finalize,
         auto_reload=False,
-        bytecode_cache=CompiledTemplates(compiled) if compiled is not None else None,
     )
     env.filters["anchor"] = anchor
     return env

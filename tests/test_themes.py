@@ -134,3 +134,60 @@ def test_a_broken_theme_template_is_a_clean_error(make_content, tmp_path: Path) 
     result = run_cli("build", "--content", str(content), "--out", str(out), "--no-cache")
     assert result.exit_code == 1
     assert "error.html:1:" in result.stderr and "template: TemplateSyntaxError" in result.stderr
+
+
+ESCAPES = [
+    "{{ cycler.__init__.__globals__.os.system('touch MARK') }}",
+    "{{ ().__class__.__mro__[1].__subclasses__() }}",
+    "{{ lipsum.__globals__['os'].system('touch MARK') }}",
+    "{{ self._TemplateReference__context }}",
+    "{{ record.__class__.__init__.__globals__ }}",
+    "{{ site.repos.update({'x': 1}) }}",
+    "{{ ''.format.__self__ }}",
+    "{{ '{0.__class__}'.format(record) }}",
+    "{% set x = namespace() %}{{ x.__init__.__globals__ }}",
+]
+
+
+@pytest.mark.parametrize("payload", ESCAPES)
+def test_a_theme_from_a_pull_request_runs_no_code(
+    make_content, tmp_path: Path, payload: str
+) -> None:  # type: ignore[no-untyped-def]
+    """A theme folder inside content/ (what a pull request can add) renders in Jinja's
+    sandbox: reaching Python's internals or changing data is a clean build error."""
+    content = make_content({"errors/a.yaml": valid_record(), "site.yaml": "theme: content/t\n"})
+    (content / "t" / "templates").mkdir(parents=True)
+    base = (REPO_ROOT / "themes" / "default" / "templates" / "error.html").read_text()
+    inside_main = base.replace("{% block main %}", "{% block main %}" + payload, 1)
+    (content / "t" / "templates" / "error.html").write_text(inside_main)
+    out = tmp_path / "site"
+    result = subprocess.run(
+        [sys.executable, "-m", "generator", "build", "--content", str(content), "--out", str(out)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+    assert "error.html" in result.stderr or "template" in result.stderr, result.stderr
+    assert not (tmp_path / "MARK").exists()
+    assert not out.exists()
+
+
+def test_what_a_theme_needs_still_works_in_the_sandbox(make_content, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    content = make_content({"errors/a.yaml": valid_record(), "site.yaml": "theme: content/t\n"})
+    (content / "t" / "templates").mkdir(parents=True)
+    base = (REPO_ROOT / "themes" / "default" / "templates" / "error.html").read_text()
+    extra = (
+        "{% set parts = record.message.split(' ') %}"
+        "<p id='t'>{{ parts | map('upper') | join('-') }} {{ '%s/%d' | format('x', 3) }} "
+        "{{ record.tags | length }} {{ {'a': 1}.items() | list }} {{ range(3) | sum }}</p>"
+    )
+    inside_main = base.replace("{% block main %}", "{% block main %}" + extra, 1)
+    (content / "t" / "templates" / "error.html").write_text(inside_main)
+    out = tmp_path / "site"
+    result = run_cli("build", "--content", str(content), "--out", str(out))
+    assert result.exit_code == 0, result.output
+    page = parse_html(out / "errors" / "0123456789abcdef" / "index.html")
+    assert page.select_one("#t").get_text() == "BAD-WIDGET x/3 0 [('a', 1)] 3"

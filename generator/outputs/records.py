@@ -37,7 +37,6 @@ class RenderTask:
 
     config: SiteConfig
     theme_dir: Path
-    compiled: Path | None  # where compiled templates are kept
     staging: Staging
     planned: Container[str]  # every path of the site
 
@@ -109,7 +108,7 @@ def record_words(record: Record) -> str:
 
 
 def _start_worker(task: RenderTask) -> tuple[RenderTask, Environment]:
-    return task, make_environment(task.theme_dir, task.compiled)  # a new build: another theme?
+    return task, make_environment(task.theme_dir)  # a new build: another theme?
 
 
 def _render_chunk(
