@@ -24,7 +24,7 @@ from generator.build import (
     load_site,
     theme_folders,
 )
-from generator.diagnostics import Diagnostic, Level, plural
+from generator.diagnostics import Diagnostic, Level, plural, printable
 from generator.listing import display_path, stop_early_listing
 from generator.model import SiteConfig
 
@@ -263,7 +263,7 @@ def github_annotation(diagnostic: Diagnostic) -> str:
     """A GitHub Actions workflow command: `::error file=…,line=…,col=…,title=…::message`."""
 
     def data(text: str) -> str:
-        return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+        return printable(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
     def prop(text: str) -> str:
         return data(text).replace(":", "%3A").replace(",", "%2C")
@@ -386,13 +386,13 @@ def lookup_command(
         click.echo(json.dumps({"matches": rows}, indent=2, ensure_ascii=False))
     elif not rows:
         click.echo("No known error matches this text.", err=True)
-    for row in [] if as_json else rows:
+    for row in [] if as_json else rows:  # record text and the pasted values, made printable
         kind = "match" if row["exact"] else "close match (the message may have changed)"
-        click.echo(f"{row['id']}  {row['exception']}: {row['message']}")
+        click.echo(f"{row['id']}  {printable(row['exception'])}: {printable(row['message'])}")
         click.echo(f"    {kind}; {row['repo']}")
         for name, value in row["values"].items():
-            click.echo(f"    {name} = {value}")
-        click.echo(f"    {row['url']}")
+            click.echo(f"    {printable(name)} = {printable(value)}")
+        click.echo(f"    {printable(row['url'])}")
     if rows and not as_json and not site.config.base_url and not (out / "index.html").is_file():
         click.echo(f"(no site in {display_path(out)} yet: `errpages build` makes it)", err=True)
     sys.exit(0 if rows else 1)
@@ -534,7 +534,7 @@ def drift_command(
         click.echo(f"errpages drift: {exc}", err=True)
         sys.exit(1)
     for problem in report.problems:
-        click.echo(f"skipped: {problem}", err=True)
+        click.echo(f"skipped: {printable(problem)}", err=True)
     if as_json:
         rows = [asdict(row) for row in report.rows]
         click.echo(

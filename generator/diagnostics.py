@@ -7,10 +7,13 @@ reports every problem at once, each as `path:line:col: field: message`.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
 from typing import NamedTuple, Protocol
+
+from generator.reveal import reveal_text
 
 
 class Level(str, Enum):
@@ -57,20 +60,35 @@ class Diagnostic:
     source_line: str = ""
 
     def format(self) -> str:
-        """Render as `path:line:col: field: message`, the hint and the offending line below."""
-        head = f"{self.position}: "
+        """Render as `path:line:col: field: message`, the hint and the offending line below
+        (every piece printable: see `printable`)."""
+        head = f"{printable(str(self.position))}: "
         if self.level is Level.WARNING:
             head += "warning: "
         if self.field:
-            head += f"{self.field}: "
-        lines = [head + self.message]
+            head += f"{printable(self.field)}: "
+        lines = [head + printable(self.message)]
         if self.source_line.strip():
-            lines.append(f"    {self.source_line.rstrip()}")
+            lines.append(f"    {printable(self.source_line.rstrip())}")
             if self.position.col > 0:
                 lines.append("    " + " " * (self.position.col - 1) + "^")
         if self.hint:
-            lines.append(f"    hint: {self.hint}")
+            lines.append(f"    hint: {printable(self.hint)}")
         return "\n".join(lines)
+
+
+# Control characters (C0 but tab, DEL, C1) and the Unicode line separators.
+CONTROL_RE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u0085]")
+
+
+def printable(text: str) -> str:
+    """Text from content or a commit as it may be printed: control characters as escapes
+    (`\\x1b`, `\\n`), hidden and direction-changing ones as `[U+202E]`, so nothing shown
+    can move the cursor, retitle the terminal, or begin a line of its own (a forged
+    `::error` workflow command on GitHub Actions)."""
+    if text.isprintable():
+        return text
+    return reveal_text(CONTROL_RE.sub(lambda m: ascii(m.group())[1:-1], text))
 
 
 def plural(count: int, noun: str) -> str:

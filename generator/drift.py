@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from generator.diagnostics import printable
 from generator.files import atomic_write_text
 from generator.git import (
     GitError,
@@ -233,7 +234,10 @@ def save_drift(content_root: Path, report: DriftReport) -> Path:
 def drift_table(report: DriftReport) -> str:
     """The rows as an aligned table."""
     header = ("STATUS", "ID", "PINNED", "NOW", "DETAIL")
-    rows = [(r.status, r.id, r.pinned, r.now or "-", r.detail) for r in report.rows]
+    rows = [
+        tuple(map(printable, (r.status, r.id, r.pinned, r.now or "-", r.detail)))
+        for r in report.rows
+    ]
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(4)]
     lines = [
         "  ".join(cell.ljust(widths[i]) if i < 4 else cell for i, cell in enumerate(row)).rstrip()
@@ -241,5 +245,6 @@ def drift_table(report: DriftReport) -> str:
     ]
     for row in report.rows:
         if row.status == "changed":
-            lines.append(f"\n{row.id} changed:\n  was: {row.message}\n  now: {row.new_message}")
+            was, now = printable(row.message), printable(row.new_message)
+            lines.append(f"\n{row.id} changed:\n  was: {was}\n  now: {now}")
     return "\n".join(lines)

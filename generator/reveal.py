@@ -13,9 +13,12 @@ import unicodedata
 
 from markupsafe import Markup
 
-# Direction controls, zero-width characters and other invisible format characters.
+# Direction controls, zero-width characters and other invisible format characters; control
+# characters but tab, newline and return (ESC, NUL: a page or feed cannot show or hold them);
+# U+FFFE and U+FFFF, which are not characters.
 HIDDEN_RE = re.compile(
-    "[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u2028\u2029]"
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u2064\u2066-\u2069\ufeff\u2028\u2029\ufffe\uffff]"
 )
 EMOJI_JOINER = "\u200d"
 
@@ -32,12 +35,13 @@ def _is_emoji_joiner(text: str, index: int) -> bool:
 
 
 def _name(char: str) -> str:
-    return f"U+{ord(char):04X} {unicodedata.name(char, 'FORMAT CHARACTER')}"
+    fallback = "CONTROL CHARACTER" if unicodedata.category(char) == "Cc" else "FORMAT CHARACTER"
+    return f"U+{ord(char):04X} {unicodedata.name(char, fallback)}"
 
 
 def reveal_text(text: str) -> str:
     """Replace hidden characters with `[U+XXXX]` in plain text."""
-    if text.isascii() or not HIDDEN_RE.search(text):  # every hidden character is beyond ASCII
+    if not HIDDEN_RE.search(text):
         return text
     return HIDDEN_RE.sub(
         lambda m: m.group(0) if _is_emoji_joiner(text, m.start()) else f"[U+{ord(m.group(0)):04X}]",
@@ -47,7 +51,7 @@ def reveal_text(text: str) -> str:
 
 def reveal_html(html: str) -> str:
     """Replace hidden characters in HTML text (never inside tags) with visible spans."""
-    if html.isascii() or not HIDDEN_RE.search(html):
+    if not HIDDEN_RE.search(html):
         return html
 
     def marker(match: re.Match[str]) -> str:

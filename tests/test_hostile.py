@@ -308,3 +308,82 @@ def test_tree_hostile_case(case: str, tmp_path: Path) -> None:
     assert "Traceback" not in result.stderr
     assert re.search(expected, result.stderr), result.stderr
     assert "TOP SECRET" not in result.stderr + result.stdout
+
+
+ERRPAGES = (sys.executable, "-m", "generator")
+PASTED = "\x1b]0;PWNED\x07\x1b[2J \x1b]0;VALUE\x07"
+FORGED = "\n::error file=README.md,line=1::INJECTED"
+TITLE = "\x1b]0;PWNED\x07"
+
+
+def test_names_and_keys_cannot_forge_output_lines_or_reach_the_terminal(
+    make_content, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """A record file named with a newline and a workflow command, an unknown key holding a
+    newline, and an ESC ] … BEL title sequence: every format shows them escaped."""
+    record = valid_record() + r'"bad\n::error file=README.md,line=1::X": 1' + "\n"
+    record += r'"\e]0;PWNED\a": 2' + "\n"
+    content = make_content({f"errors/x{FORGED}{TITLE}.yaml": record})
+    for output_format in ("text", "github", "json"):
+        result = subprocess.run(
+            [*ERRPAGES, "check", "--content", str(content), "--format", output_format],
+            capture_output=True,
+            text=True,
+            cwd=REPO_ROOT,
+            check=False,
+        )
+        printed = result.stdout + result.stderr
+        assert result.returncode == 1, printed
+        assert "\x1b" not in printed and "\x07" not in printed, output_format
+        lines = printed.splitlines()
+        assert not [line for line in lines if line.startswith("::error file=README.md")]
+        if output_format == "github":
+            annotations = [line for line in result.stdout.splitlines() if line]
+            assert len(annotations) == 2 and all(a.startswith("::error file=") for a in annotations)
+        if output_format == "text":
+            assert "x\\n::error file=README.md,line=1::INJECTED\\x1b]0;PWNED\\x07.yaml" in printed
+
+
+def test_lookup_prints_record_text_and_values_escaped(make_content) -> None:  # type: ignore[no-untyped-def]
+    record = valid_record(message=r'"clear\e]0;PWNED\a\e[2J {value}"')
+    content = make_content({"errors/a.yaml": record})
+    result = subprocess.run(
+        [*ERRPAGES, "lookup", "--content", str(content), "--text", f"ValueError: clear{PASTED}"],
+        capture_output=True,
+        text=True,
+        cwd=REPO_ROOT,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "\x1b" not in result.stdout and "\x07" not in result.stdout
+    assert "clear\\x1b]0;PWNED\\x07\\x1b[2J" in result.stdout
+    assert "value = \\x1b]0;VALUE\\x07" in result.stdout
+
+
+def test_control_characters_are_shown_and_the_feed_stays_well_formed(
+    make_content, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    import xml.etree.ElementTree as ElementTree
+
+    message = '"nul \\0 esc \\e bel \\a bs \\b not \\uFFFE end"'
+    record = valid_record(message=message) + "analysis: {by: x, date: 2026-01-02}\n"
+    content = make_content({"errors/a.yaml": record, "site.yaml": "base_url: https://e.example/\n"})
+    out = tmp_path / "site"
+    result = subprocess.run(
+        [sys.executable, "-m", "generator", "build", "--content", str(content), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        cwd=REPO_ROOT,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    feed = ElementTree.fromstring((out / "feed.xml").read_bytes())  # well-formed XML 1.0
+    titles = [e.text or "" for e in feed.iter("{http://www.w3.org/2005/Atom}title")]
+    assert any(
+        "nul [U+0000] esc [U+001B] bel [U+0007] bs [U+0008] not [U+FFFE]" in t for t in titles
+    )
+    ElementTree.fromstring((out / "sitemap.xml").read_bytes())
+    page = parse_html(out / "errors" / "0123456789abcdef" / "index.html")
+    shown = page.select_one("#message").get_text()
+    for code in ("U+0000", "U+001B", "U+0007", "U+0008", "U+FFFE"):
+        assert f"[{code}]" in shown

@@ -10,6 +10,7 @@ import datetime
 import hashlib
 import json
 import os
+import re
 from collections.abc import Callable, Collection, Iterable, Sequence
 from contextlib import ExitStack
 from pathlib import Path
@@ -34,9 +35,15 @@ NOJEKYLL = ".nojekyll"
 
 # xml.sax.saxutils' escape and quoteattr, written out: importing that module pulls in
 # urllib.request, http.client and ssl, a tenth of errpages' start-up time.
+# What XML 1.0 forbids: C0 controls but tab, newline and return; U+FFFE, U+FFFF; surrogates.
+NOT_XML_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
 def escape(text: str) -> str:
-    """Text for an XML element: &, < and > escaped."""
-    return text.replace("&", "&amp;").replace(">", "&gt;").replace("<", "&lt;")
+    """Text for an XML element: &, < and > escaped, characters XML cannot hold shown as
+    `[U+001B]` (as pages show hidden characters), so the file stays well-formed."""
+    text = text.replace("&", "&amp;").replace(">", "&gt;").replace("<", "&lt;")
+    return NOT_XML_RE.sub(lambda m: f"[U+{ord(m.group()):04X}]", text)
 
 
 def quoteattr(text: str) -> str:
