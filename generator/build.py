@@ -105,11 +105,13 @@ from generator.outputs.search import (
 )
 from generator.outputs.write import (
     FolderCheck,
+    OutputBusy,
     Patch,
     Spare,
     Staging,
     check_collisions,
     check_output_folder,
+    output_lock,
     spare_folder,
 )
 from generator.parallel import (
@@ -660,8 +662,20 @@ def stage_dump(
     )
 
 
-def check_cache_folder(cache_dir: Path) -> list[Diagnostic]:
-    """The cache folder must be a folder we can make (it is made now, before anything else)."""
+def check_cache_folder(cache_dir: Path, out_dir: Path) -> list[Diagnostic]:
+    """The cache folder must be a folder we can make (it is made now, before anything else),
+    and not inside the output folder, where it would be published."""
+    inside = cache_dir.resolve()
+    if inside == out_dir.resolve() or out_dir.resolve() in inside.parents:
+        return [
+            error(
+                Position(display_path(cache_dir)),
+                "--cache-dir",
+                f"the cache folder is inside the output folder {display_path(out_dir)}, "
+                "which is published whole",
+                "choose a cache folder outside the output folder",
+            )
+        ]
     try:
         cache_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -928,17 +942,44 @@ def build(
     cache_dir: Path | None = DEFAULT_CACHE_DIR,
     shard: tuple[int, int] = (1, 1),
     progress: Progress | None = None,
+    wait: bool = True,
+    waiting: Callable[[str], None] | None = None,
 ) -> BuildReport:
-    """Build the site from content_root into out_dir (None: check only, write nothing)."""
+    """Build the site from content_root into out_dir (None: check only, write nothing).
+
+    A build into a folder holds that folder's lock from start to end (`output_lock`):
+    another build into it waits (told through `waiting`), or fails at once (`wait=False`).
+    """
     options = BuildOptions(base_url, strict, include_drafts, jobs, cache_dir, shard, progress)
     report = BuildReport()
+    if out_dir is None:
+        return build_into(content_root, None, options, report)
+    try:
+        with output_lock(out_dir, wait, waiting):
+            return build_into(content_root, out_dir, options, report)
+    except OutputBusy as exc:
+        hint = "wait for it to finish, or run without --no-wait"
+        report.diagnostics.append(error(Position(display_path(out_dir)), "", str(exc), hint))
+    except OSError as exc:  # the output's parent, the lock or a staged file cannot be written
+        where = display_path(exc.filename) if exc.filename else display_path(out_dir)
+        report.diagnostics.append(
+            error(Position(where), "", f"cannot write the site: {exc.strerror or exc}")
+        )
+    return report
+
+
+def build_into(
+    content_root: Path, out_dir: Path | None, options: BuildOptions, report: BuildReport
+) -> BuildReport:
+    """The build proper, once the output folder is held."""
+    cache_dir, jobs = options.cache_dir, options.jobs
     if out_dir is not None:
         report.diagnostics += check_output_folder(out_dir)
     if not content_root.is_dir():
         report.diagnostics.append(content_folder_missing(content_root))
         return report
     if cache_dir is not None and out_dir is not None:
-        report.diagnostics += check_cache_folder(cache_dir)
+        report.diagnostics += check_cache_folder(cache_dir, out_dir)
     if report.failed():
         return report
     code = code_version()

@@ -96,6 +96,10 @@ def warning_count(report: BuildReport) -> int:
     return sum(1 for d in report.diagnostics if d.level is Level.WARNING)
 
 
+def say_on_stderr(text: str) -> None:
+    click.echo(text, err=True)
+
+
 def problem_counts(report: BuildReport) -> str:
     """`2 errors, 1 warning`."""
     warnings = warning_count(report)
@@ -158,6 +162,9 @@ def parse_shard(_ctx: click.Context, _param: click.Parameter, value: str | None)
     metavar="K/N",
     help="Render only part K of N of the error pages (shard 1 adds the site-wide files).",
 )
+@click.option(
+    "--no-wait", is_flag=True, help="Fail at once when another build is writing the output."
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print only problems.")
 @click.option("--verbose", "-v", is_flag=True, help="Print the time each stage took.")
 def build_command(
@@ -170,6 +177,7 @@ def build_command(
     cache_dir: Path,
     no_cache: bool,
     shard: tuple[int, int],
+    no_wait: bool,
     quiet: bool,
     verbose: bool,
 ) -> None:
@@ -187,6 +195,8 @@ def build_command(
             cache_dir=None if no_cache else cache_dir,
             shard=shard,
             progress=progress,
+            wait=not no_wait,
+            waiting=say_on_stderr,
         )
     finally:
         progress.close()
@@ -681,7 +691,7 @@ def serve_command(
     content: Path, out: Path, host: str, port: int, cache_dir: Path, no_watch: bool, drafts: bool
 ) -> None:
     """Build, serve on http://127.0.0.1:PORT/, and rebuild and reload the tabs on every change."""
-    from generator.devserver import LiveHandler, LiveState, watch_and_rebuild
+    from generator.devserver import LiveHandler, LiveState, watch_and_rebuild, written_by_builds
     from generator.serve import free_port_server, url_of
 
     state = LiveState()
@@ -689,7 +699,14 @@ def serve_command(
 
     def rebuild() -> list[str]:
         started = time.perf_counter()
-        report = build(content, out, include_drafts=drafts, cache_dir=cache_dir)
+        try:
+            report = build(
+                content, out, include_drafts=drafts, cache_dir=cache_dir, waiting=say_on_stderr
+            )
+        except Exception as exc:
+            failure = f"the rebuild failed: {type(exc).__name__}: {printable(str(exc))}"
+            click.echo(f"{failure}; serving the last good build of {display_path(out)}.", err=True)
+            return [failure]
         print_diagnostics(report, warned)
         if report.failed():
             click.echo(
@@ -712,7 +729,8 @@ def serve_command(
         if no_watch:
             stop.wait()
         else:
-            watch_and_rebuild([content, *theme_folders(content)], rebuild, state, stop)
+            wanted = written_by_builds(out, cache_dir)
+            watch_and_rebuild([content, *theme_folders(content)], rebuild, state, stop, wanted)
     except KeyboardInterrupt:
         pass
     finally:

@@ -143,9 +143,42 @@ class LiveHandler(SiteHandler):
         self.wfile.flush()
 
 
+def written_by_builds(out_dir: Path, cache_dir: Path | None) -> Callable[[object, str], bool]:
+    """A watch filter that drops what a build writes: the output folder, the folders and
+    the lock beside it (`.NAME.*`), and the cache, wherever they are (inside content/ too),
+    so that a rebuild never sets off another."""
+    out = out_dir.absolute()
+    cache = cache_dir.absolute() if cache_dir is not None else None
+
+    def wanted(_change: object, path: str) -> bool:
+        changed = Path(path).absolute()
+        if cache is not None and (changed == cache or cache in changed.parents):
+            return False
+        for part in (changed, *changed.parents):
+            if part.parent == out.parent and (
+                part.name == out.name or part.name.startswith(f".{out.name}.")
+            ):
+                return False
+        return True
+
+    return wanted
+
+
 def watch_and_rebuild(
-    folders: list[Path], rebuild: Callable[[], list[str]], state: LiveState, stop: threading.Event
+    folders: list[Path],
+    rebuild: Callable[[], list[str]],
+    state: LiveState,
+    stop: threading.Event,
+    wanted: Callable[[object, str], bool] | None = None,
 ) -> None:
-    """Rebuild after each burst of changes (debounced: one save of many files, one build)."""
-    for _changes in watch(*folders, debounce=300, step=50, stop_event=stop, raise_interrupt=False):
+    """Rebuild after each burst of changes (debounced: one save of many files, one build);
+    `wanted` drops changes that are not edits (what builds write)."""
+    for _changes in watch(
+        *folders,
+        watch_filter=wanted,
+        debounce=300,
+        step=50,
+        stop_event=stop,
+        raise_interrupt=False,
+    ):
         state.publish(rebuild())

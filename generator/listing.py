@@ -85,6 +85,11 @@ class ContentFiles(NamedTuple):
         return self.files[first:last], len(prefix)
 
 
+def misnamed_record(name: str) -> bool:
+    """`A.YAML`, `b.Yml`: meant as a record, but only lowercase suffixes are read."""
+    return name.lower().endswith(RECORD_SUFFIXES) and not name.endswith(RECORD_SUFFIXES)
+
+
 def list_content(content_root: Path) -> ContentFiles:
     """List and stat every regular file under content/, refusing links that leave it.
 
@@ -123,6 +128,18 @@ def list_content(content_root: Path) -> ContentFiles:
                 except OSError:
                     continue
                 files.append(FoundFile(entry.path, name, (st.st_size, st.st_mtime_ns, st.st_ino)))
+                if name.startswith("errors/") and misnamed_record(entry.name):
+                    problems.append(
+                        (
+                            display_path(entry.path),
+                            "record files end in '.yaml' or '.yml', "
+                            "in lowercase: rename it, or it is not read",
+                        )
+                    )
+            elif name.startswith(("errors/", "snippets/")):  # site.yaml: see the loader
+                problems.append(
+                    (display_path(entry.path), "not a regular file (a FIFO, socket or device)")
+                )
     files.sort(key=lambda found: found.name)
     return ContentFiles(files, problems, files_digest(files))
 

@@ -8,6 +8,8 @@ name in memory and no path written in a record ever reaches the file system.
 from __future__ import annotations
 
 import json
+import os
+import stat
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -82,7 +84,12 @@ class SourceLines:
 
     def get(self, path: str) -> list[str] | None:
         if path not in self.known:
-            try:
+            try:  # a regular file of a record's size only: a FIFO named in a message blocks
+                if (
+                    not stat.S_ISREG(os.stat(path).st_mode)
+                    or os.stat(path).st_size > MAX_RECORD_BYTES
+                ):
+                    return None
                 data = Path(path).read_bytes()
             except OSError:
                 return None
@@ -147,7 +154,12 @@ def load_content(
 
     config_doc = None
     config_path = content_root / "site.yaml"
-    if config_path.is_file():
+    if config_path.exists() and not config_path.is_file():
+        kind = "a folder" if config_path.is_dir() else "a special file"
+        diagnostics.append(
+            error(Position(display_path(config_path)), "", f"expected a YAML file, found {kind}")
+        )
+    elif config_path.is_file():
         text, problems = read_text(config_path, MAX_RECORD_BYTES)
         diagnostics += problems
         if text is not None:

@@ -11,14 +11,22 @@ from __future__ import annotations
 
 import heapq
 import re
+import sys
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 from urllib.parse import urlsplit
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2 import (
+    Environment,
+    FileSystemLoader,
+    StrictUndefined,
+    TemplateError,
+    TemplateRuntimeError,
+    select_autoescape,
+)
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from markupsafe import Markup, escape
 
@@ -45,6 +53,19 @@ def anchor(text: str) -> str:
     return re.sub(r"[^a-z0-9_-]+", "-", text.lower()).strip("-") or "x"
 
 
+class ThemeEnvironment(ImmutableSandboxedEnvironment):
+    """Jinja's immutable sandbox, where whatever a template raises is a template error."""
+
+    def handle_exception(self, source: str | None = None) -> NoReturn:
+        """Called by Jinja for any exception while a template renders: one that is not
+        Jinja's own (`{{ 1 / 0 }}`, `{{ text.encode('ascii') }}`) is reported as a template
+        error too, so a theme cannot end a build (or `serve`) with a traceback."""
+        raised = sys.exc_info()[1]
+        if isinstance(raised, TemplateError) or raised is None:
+            super().handle_exception(source)
+        raise TemplateRuntimeError(f"{type(raised).__name__}: {raised}") from raised
+
+
 def make_environment(theme_dir: Path) -> Environment:
     """Build the Jinja environment for a theme (and the default theme it inherits from).
 
@@ -56,7 +77,7 @@ def make_environment(theme_dir: Path) -> Environment:
     would run whatever it holds. A build makes its own environment, so templates are never
     checked for changes on disk again.
     """
-    env = ImmutableSandboxedEnvironment(
+    env = ThemeEnvironment(
         loader=FileSystemLoader([str(layer / "templates") for layer in theme_layers(theme_dir)]),
         autoescape=select_autoescape(default=True, default_for_string=True),
         undefined=StrictUndefined,

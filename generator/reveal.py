@@ -41,7 +41,7 @@ def _name(char: str) -> str:
 
 def reveal_text(text: str) -> str:
     """Replace hidden characters with `[U+XXXX]` in plain text."""
-    if not HIDDEN_RE.search(text):
+    if text.isprintable() or not HIDDEN_RE.search(text):  # hidden ones are all unprintable
         return text
     return HIDDEN_RE.sub(
         lambda m: m.group(0) if _is_emoji_joiner(text, m.start()) else f"[U+{ord(m.group(0)):04X}]",
@@ -51,7 +51,7 @@ def reveal_text(text: str) -> str:
 
 def reveal_html(html: str) -> str:
     """Replace hidden characters in HTML text (never inside tags) with visible spans."""
-    if not HIDDEN_RE.search(html):
+    if html.isprintable() or not HIDDEN_RE.search(html):
         return html
 
     def marker(match: re.Match[str]) -> str:

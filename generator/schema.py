@@ -616,13 +616,20 @@ def unwritten_fields(record: Record) -> list[str]:
     return [name for name, text in texts.items() if TO_WRITE in text]
 
 
+RAISE_START_RE = re.compile(r"[ \t]*(?:raise|assert)\b")
+
+
 def raises_at_line(record: Record) -> bool:
     """Whether a Python snippet's statement at `source.line` raises (or asserts; a warning
     record: warns); True for other languages, which are not looked into."""
     snippet = record.source.snippet
     if snippet.language.lower() not in PYTHON_LANGUAGES:
         return True
-    words = statement_words(snippet.text, record.source.line - snippet.start_line + 1)
+    line = record.source.line - snippet.start_line + 1
+    # Most records name the line the statement starts on: found without lexing the snippet.
+    if RAISE_START_RE.match(snippet.text.split("\n", line)[line - 1]):
+        return True
+    words = statement_words(snippet.text, line)
     if words is None:
         return False
     if record.kind == "warning" and any("warn" in word.lower() for word in words):

@@ -12,7 +12,8 @@ from generator.record_schema import record_schema
 from generator.schema import derive_id
 
 SCHEMA_FILE = Path("schema") / "record.schema.json"
-GITIGNORE_LINES = ("/site/", "/.site.*/", "/.errpages-cache/")
+GITIGNORE_LINES = ("/site/", "/.site.*", "/.errpages-cache/")
+IGNORE_COMMENT = "# errpages: the built site, its spare and lock, and the build cache"
 
 EXAMPLE_REPO = "example-org/example-project"
 EXAMPLE_EXCEPTION = "ValueError"
@@ -126,7 +127,9 @@ def init_site(folder: Path) -> Started:
     if missing:
         if before and not before.endswith("\n"):
             before += "\n"
-        added = "# errpages: the built site, its spare and the build cache\n" + "\n".join(missing)
+        added = "# errpages: the built site, its spare and lock, and the build cache\n" + "\n".join(
+            missing
+        )
         atomic_write_text(ignore, f"{before}{added}\n")
         written.append(ignore)
     else:

@@ -26,7 +26,8 @@ def run_cli(*args: str) -> Result:
 def leftovers(folder: Path, timeout: float = 10.0) -> list[str]:
     """Staging folders still beside the output once the detached clean-up had its time.
 
-    The spare (the previous site, kept for the next build to edit) is not one.
+    The spare (the previous site, kept for the next build to edit) is not one, nor is the
+    output's lock file (kept: see `output_lock`).
     """
     import time
 
@@ -35,7 +36,7 @@ def leftovers(folder: Path, timeout: float = 10.0) -> list[str]:
         found = sorted(
             p.name
             for p in folder.iterdir()
-            if p.name.startswith(".") and not p.name.endswith(".spare")
+            if p.name.startswith(".") and not p.name.endswith((".spare", ".lock"))
         )
         if not found or time.monotonic() > deadline:
             return found
@@ -95,3 +96,51 @@ def make_content(tmp_path: Path) -> Callable[[dict[str, str]], Path]:
         return root
 
     return make
+
+
+class Served:
+    """`errpages serve` in a child process, its output read line by line as it comes."""
+
+    def __init__(self, *args: str) -> None:
+        import queue
+        import subprocess
+        import sys
+        import threading
+
+        self.process = subprocess.Popen(
+            [sys.executable, "-u", "-m", "generator", "serve", "--port", "0", *args],
+            cwd=REPO_ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        self.printed: queue.Queue[str] = queue.Queue()
+        self.lines: list[str] = []
+        stdout = self.process.stdout
+        assert stdout is not None
+        threading.Thread(target=lambda: [self.printed.put(x) for x in stdout], daemon=True).start()
+
+    def wait_for(self, start: str, timeout: float = 30) -> str:
+        """Read lines until one starts with `start` (at least one line is read)."""
+        self.lines.append(self.printed.get(timeout=timeout))
+        while not self.lines[-1].startswith(start):
+            self.lines.append(self.printed.get(timeout=timeout))
+        return self.lines[-1]
+
+    def lines_within(self, seconds: float) -> list[str]:
+        """Every line printed in the next `seconds`."""
+        import queue
+        import time
+
+        deadline, got = time.monotonic() + seconds, []
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                got.append(self.printed.get(timeout=left))
+            except queue.Empty:
+                break
+        self.lines += got
+        return got
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=10)

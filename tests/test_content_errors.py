@@ -55,7 +55,12 @@ def test_failed_build_leaves_previous_site_untouched(make_content, tmp_path: Pat
     assert result.exit_code == 1
     assert "duplicate id 0123456789abcdef" in result.stderr
     assert tree_digest(out) == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == [".site.spare", "content", "site"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        ".site.lock",
+        ".site.spare",
+        "content",
+        "site",
+    ]
 
 
 def test_all_problems_reported_in_one_run(make_content, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import json
-import queue
 import re
 import subprocess
 import sys
-import threading
 import time
 import zipfile
 from pathlib import Path
@@ -16,7 +14,7 @@ import pytest
 
 from generator.listing import display_path
 from generator.record_schema import record_schema
-from tests.conftest import REPO_ROOT, run_cli, valid_record
+from tests.conftest import REPO_ROOT, Served, run_cli, valid_record
 
 INVALID = Path(__file__).resolve().parent / "invalid"
 
@@ -40,8 +38,8 @@ def test_init_starts_a_site_that_builds(tmp_path: Path) -> None:
     assert schema == record_schema()
     assert "# base_url:" in (content / "site.yaml").read_text()  # commented, to be set
     assert (folder / ".gitignore").read_text() == (
-        "/node_modules/\n/site/\n# errpages: the built site, its spare and the build cache\n"
-        "/.site.*/\n/.errpages-cache/\n"
+        "/node_modules/\n/site/\n# errpages: the built site, its spare and lock, and the build "
+        "cache\n/.site.*\n/.errpages-cache/\n"
     )
 
     check = run_cli("check", "--strict", "--content", str(content))
@@ -133,41 +131,22 @@ def test_serve_says_a_warning_once_and_ends_rebuilds_as_build_does(
     make_content, tmp_path: Path
 ) -> None:  # type: ignore[no-untyped-def]
     content = make_content({"errors/a.yaml": valid_record()})
-    process = subprocess.Popen(
-        [
-            *(sys.executable, "-u", "-m", "generator", "serve", "--content", str(content)),
-            *("--out", str(tmp_path / "site"), "--port", "0", "--cache-dir", str(tmp_path / "c")),
-        ],
-        cwd=REPO_ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    assert process.stdout is not None
-    printed: queue.Queue[str] = queue.Queue()
-    threading.Thread(target=lambda: [printed.put(x) for x in process.stdout], daemon=True).start()
-    lines: list[str] = []
-
-    def wait_for(start: str) -> None:
-        lines.append(printed.get(timeout=30))
-        while not lines[-1].startswith(start):
-            lines.append(printed.get(timeout=30))
-
+    out, cache = str(tmp_path / "site"), str(tmp_path / "c")
+    served = Served("--content", str(content), "--out", out, "--cache-dir", cache)
     try:
-        wait_for("Serving")
+        served.wait_for("Serving")
         for edit in range(2):
             time.sleep(0.5)  # the watcher is running
             record = content / "errors" / "a.yaml"
             record.write_text(valid_record().replace("widget was bad", f"widget was bad {edit}"))
-            wait_for("Built ")
+            served.wait_for("Built ")
     finally:
-        process.terminate()
-        process.wait(timeout=10)
-    built_lines = [line for line in lines if line.startswith("Built ")]
-    assert len(built_lines) == 3, lines
+        served.stop()
+    built_lines = [line for line in served.lines if line.startswith("Built ")]
+    assert len(built_lines) == 3, served.lines
     pattern = r"Built 1 error into \S+: \d+ rendered, \d+ unchanged, \d+ files, 1 warning, [\d.]+s"
     assert all(re.fullmatch(pattern, line.strip()) for line in built_lines), built_lines
-    assert sum("base_url: not set" in line for line in lines) == 1, lines
+    assert sum("base_url: not set" in line for line in served.lines) == 1, served.lines
 
 
 def test_lookup_prints_a_page_a_person_can_open(make_content, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -387,3 +387,57 @@ def test_control_characters_are_shown_and_the_feed_stays_well_formed(
     shown = page.select_one("#message").get_text()
     for code in ("U+0000", "U+001B", "U+0007", "U+0008", "U+FFFE"):
         assert f"[{code}]" in shown
+
+
+@pytest.mark.parametrize("case", ["fifo-record", "upper-case-suffix", "site-folder", "site-fifo"])
+def test_files_that_are_not_what_they_are_named_are_errors(
+    case: str, make_content, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    content = make_content({"errors/a.yaml": valid_record()})
+    expected = {
+        "fifo-record": "errors/b.yaml: not a regular file (a FIFO, socket or device)",
+        "upper-case-suffix": "errors/B.YAML: record files end in '.yaml' or '.yml', in lowercase",
+        "site-folder": "site.yaml: expected a YAML file, found a folder",
+        "site-fifo": "site.yaml: expected a YAML file, found a special file",
+    }[case]
+    if case == "fifo-record":
+        os.mkfifo(content / "errors" / "b.yaml")
+    elif case == "upper-case-suffix":
+        (content / "errors" / "B.YAML").write_text(valid_record("fedcba9876543210", "other"))
+    elif case == "site-folder":
+        (content / "site.yaml").mkdir()
+    else:
+        os.mkfifo(content / "site.yaml")
+    result = subprocess.run(
+        [*ERRPAGES, "build", "--content", str(content), "--out", str(tmp_path / "site")],
+        capture_output=True,
+        text=True,
+        cwd=REPO_ROOT,
+        check=False,
+        timeout=60,
+    )
+    assert result.returncode == 1, result.stdout
+    assert f"{content}/{expected}" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_theme_that_raises_is_a_template_error(make_content, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    content = make_content({"errors/a.yaml": valid_record(), "site.yaml": "theme: content/t\n"})
+    (content / "t" / "templates").mkdir(parents=True)
+    base = (REPO_ROOT / "themes" / "default" / "templates" / "error.html").read_text()
+    for payload, raised in (
+        ("{{ 1 / 0 }}", "ZeroDivisionError"),
+        ("{{ '€'.encode('ascii') }}", "UnicodeEncodeError"),
+    ):
+        page = base.replace("{% block main %}", "{% block main %}" + payload, 1)
+        (content / "t" / "templates" / "error.html").write_text(page)
+        result = subprocess.run(
+            [*ERRPAGES, "build", "--content", str(content), "--out", str(tmp_path / "site")],
+            capture_output=True,
+            text=True,
+            cwd=REPO_ROOT,
+            check=False,
+        )
+        assert result.returncode == 1
+        assert "Traceback" not in result.stderr
+        assert f"template: TemplateRuntimeError: {raised}" in result.stderr

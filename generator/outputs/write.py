@@ -20,12 +20,14 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, NamedTuple
 
 from generator.diagnostics import Diagnostic, Position, error
+from generator.listing import display_path
 
 if sys.platform != "win32":
     import fcntl
@@ -103,6 +105,42 @@ def _exchange(a: Path, b: Path) -> bool:
         return False
     result = renameat2(AT_FDCWD, os.fsencode(a), AT_FDCWD, os.fsencode(b), RENAME_EXCHANGE)
     return bool(result == 0)
+
+
+class OutputBusy(Exception):
+    """Another build holds the output folder, and this one was told not to wait."""
+
+
+def lock_file(out_dir: Path) -> Path:
+    """Beside the output, never deleted: a lock file deleted and made again would let two
+    builds each hold a lock of their own."""
+    return out_dir.absolute().parent / f".{out_dir.name}.lock"
+
+
+@contextmanager
+def output_lock(
+    out_dir: Path, wait: bool = True, waiting: Callable[[str], None] | None = None
+) -> Iterator[None]:
+    """Hold the output folder, its spare and its cache for one build, from start to end.
+
+    Another build into the same folder (a second `build`, `serve`'s rebuild) waits for
+    this one, told through `waiting`; with wait=False it raises OutputBusy at once.
+    """
+    path = lock_file(out_dir)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if not wait:
+                raise OutputBusy(f"another build is writing {display_path(out_dir)}") from None
+            if waiting is not None:
+                waiting(f"Waiting for another build of {display_path(out_dir)} to finish…")
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(handle)
 
 
 def remove_leftovers(out_dir: Path) -> None:
