@@ -2,7 +2,8 @@
 
 It lives in one folder (`.errpages-cache/` by default, `--cache-dir` to move
 it): per output folder and set of options, a SQLite database (`.sqlite`), a
-head file (`.pickle`) and a small summary (`.head`). `--no-cache` neither
+head file (`.headdata`: JSON of known data types, and marshalled tables; see
+`plaindata`) and a small summary (`.head`). `--no-cache` neither
 reads nor writes it. Anything that could change the output is part of a key:
 record and snippet files (by size, mtime and inode), site settings, every
 theme file, and errpages' own code, so a change to any of them shows up.
@@ -25,16 +26,15 @@ import importlib
 import json
 import marshal
 import os
-import pickle
 import secrets
 import sqlite3
 import sys
 from contextlib import suppress
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from generator import __version__
+from generator import __version__, plaindata
 from generator.diagnostics import Diagnostic
 from generator.links import LinkIds
 from generator.listing import StatKey
@@ -45,7 +45,7 @@ from generator.outputs.pages import Rendered
 from generator.outputs.search import IndexParts
 from generator.outputs.write import MARKER, FolderCheck, FolderTimes, Spare, check_folders
 
-CACHE_FORMAT = 12
+CACHE_FORMAT = 13
 GENERATOR_DIR = Path(__file__).resolve().parent
 
 # What a record was read from: its file (named under errors/, so the same from any working
@@ -150,7 +150,9 @@ class BuildCache:
         ).fetchone()
         if row is None:
             raise KeyError(record_file)
-        loaded: Record = pickle.loads(row[0])
+        loaded = plaindata.loads(row[0])
+        if not isinstance(loaded, Record):
+            raise ValueError(f"not a record in the cache: {record_file}")
         return loaded if loaded.file == record_file else renamed(loaded, record_file)
 
     def next_save_token(self) -> str:
@@ -201,9 +203,8 @@ class BuildCache:
         # The head's tables of ten thousand entries (plain strings, numbers and tuples) go in
         # marshal's format: a fifth of the time pickle took to write them, and less to read.
         tables = marshal.dumps((self.outputs, self.dump_layout, self.live_folders, self.spare_dump))
-        data = pickle.dumps(
-            (CACHE_FORMAT, token, head, spare, tables), protocol=pickle.HIGHEST_PROTOCOL
-        )
+        kept = {f.name: getattr(head, f.name) for f in fields(BuildCache) if f.name in HEAD_FIELDS}
+        data = plaindata.dumps((CACHE_FORMAT, token, kept, spare)) + b"\n" + tables
         rows = self.current_rows()
         earlier = self.rows if self.rows is not None else {}
         cut = len(self.records_folder)  # rows are saved under the record's name under errors/
@@ -224,7 +225,7 @@ class BuildCache:
             db.executemany(
                 "INSERT OR REPLACE INTO records (file, data) VALUES (?, ?)",
                 (
-                    (name[cut:], pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL))
+                    (name[cut:], plaindata.dumps(record))
                     for name, record in self.fresh.items()
                     if name in rows
                 ),
@@ -232,9 +233,12 @@ class BuildCache:
             db.execute("INSERT OR REPLACE INTO head (id, data) VALUES (1, ?)", (token,))
         self.db, self.fresh, self.rows, self.token = db, {}, rows, token
         self.rows_renamed = False
-        head_file = path.with_suffix(".pickle")
-        head_file.with_suffix(".pickletmp").write_bytes(data)
-        os.replace(head_file.with_suffix(".pickletmp"), head_file)
+        head_file = path.with_suffix(".headdata")
+        head_file.with_suffix(".headdatatmp").write_bytes(data)
+        os.replace(head_file.with_suffix(".headdatatmp"), head_file)
+        path.with_suffix(".pickle").unlink(
+            missing_ok=True
+        )  # the head as the first versions kept it
         # A small summary beside it answers "did anything change?" without loading it all.
         summary = json.dumps(
             {
@@ -452,15 +456,7 @@ def load_cache(path: Path | None, code: str, records_folder: str) -> BuildCache:
 
 
 # What reading a cache that is damaged, of another version or being replaced can raise.
-READ_ERRORS = (
-    OSError,
-    sqlite3.Error,
-    pickle.UnpicklingError,
-    EOFError,
-    AttributeError,
-    ValueError,
-    TypeError,
-)
+READ_ERRORS = (OSError, sqlite3.Error, EOFError, AttributeError, ValueError, TypeError)
 
 
 def read_head_and_rows(
@@ -469,16 +465,9 @@ def read_head_and_rows(
     """The head (its token, the cache it holds, the spare's record) and every record's row;
     None when they are of other code or do not belong together (a build was killed between
     writing the rows and the head). Raises what READ_ERRORS names."""
-    with open(path.with_suffix(".pickle"), "rb") as stream:
-        version, token, cache, spare, tables = pickle.load(stream)
+    version, token, cache, spare, tables = read_head(path)
     row = db.execute("SELECT data FROM head WHERE id = 1").fetchone()
-    if (
-        version != CACHE_FORMAT
-        or not isinstance(cache, BuildCache)
-        or cache.code != code
-        or row is None
-        or row[0] != token
-    ):
+    if version != CACHE_FORMAT or cache.code != code or row is None or row[0] != token:
         return None
     cache.outputs, cache.dump_layout, cache.live_folders, cache.spare_dump = marshal.loads(tables)
     rows = {
@@ -486,6 +475,30 @@ def read_head_and_rows(
         for name, meta in db.execute("SELECT file, meta FROM entries")
     }
     return token, cache, spare, rows
+
+
+# What the head file keeps of a BuildCache (the rest is in the rows, or made by each build).
+HEAD_FIELDS = (
+    "code",
+    "inputs",
+    "site_identity",
+    "shared_key",
+    "pages",
+    "dump_stat",
+    "warnings",
+    "records_folder",
+)
+
+
+def read_head(path: Path) -> tuple[int, str, BuildCache, SpareRecord | None, bytes]:
+    """The head file: its format, token, the cache it holds, the spare's record and the
+    marshalled tables; ValueError when it is not one."""
+    data = path.with_suffix(".headdata").read_bytes()
+    head, _, tables = data.partition(b"\n")
+    version, token, kept, spare = plaindata.loads(head)
+    if not isinstance(kept, dict) or not set(kept) <= set(HEAD_FIELDS):
+        raise ValueError("not a cache head")
+    return version, token, BuildCache(path, **kept), spare, tables
 
 
 def read_search_parts(path: Path, code: str) -> tuple[str, IndexParts] | None:
@@ -552,12 +565,11 @@ def spare_check(path: Path, spare: Path) -> tuple[str, FolderCheck] | None:
     of the spare they were recorded for. Run in a helper process while the build loads the
     cache: it reads the head again itself rather than wait for it."""
     try:
-        with open(path.with_suffix(".pickle"), "rb") as stream:
-            version, _, _, record, _ = pickle.load(stream)
+        version, _, _, record, _ = read_head(path)
         if version != CACHE_FORMAT or record is None:
             return None
         token, _, folders = record
-    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError, TypeError):
+    except READ_ERRORS:
         return None
     return token, check_folders(spare, folders)
 

@@ -348,6 +348,8 @@ def new_command(
     except FileExistsError:
         click.echo(f"{display_path(path)} already exists; it was left as it is.", err=True)
         sys.exit(1)
+    except OSError as exc:
+        fail_to_write("new", exc)
     click.echo(f"Wrote {display_path(path)} (id {record_id}). Fill in the fields it marks.")
 
 
@@ -431,6 +433,16 @@ def lookup_row(match: LookupMatch, config: SiteConfig, out: Path) -> dict[str, A
     }
 
 
+def fail_to_write(command: str, exc: OSError) -> NoReturn:
+    """A file the command could not write (a full disk, a read-only folder): one line, exit 1.
+    Every write goes through a temporary file and a rename, so no file was damaged."""
+    what = (
+        f"cannot write {display_path(exc.filename)}: {exc.strerror}" if exc.filename else str(exc)
+    )
+    click.echo(f"errpages {command}: {printable(what)}; no file was damaged.", err=True)
+    sys.exit(1)
+
+
 def fail_on(diagnostic: Diagnostic) -> NoReturn:
     """Print one problem that stops a command before it starts, and exit 1."""
     click.echo(diagnostic.format(), err=True)
@@ -465,6 +477,8 @@ def pin_command(
     except (PinError, GitError) as exc:
         click.echo(f"errpages pin: {exc}", err=True)
         sys.exit(1)
+    except OSError as exc:
+        fail_to_write("pin", exc)
     pin = result.pin
     click.echo(
         f"Pinned {display_path(result.record_file)} to {pin.path}:{pin.line} at "
@@ -507,6 +521,8 @@ def scan_command(
     except (PinError, GitError) as exc:
         click.echo(f"errpages scan: {exc}", err=True)
         sys.exit(1)
+    except OSError as exc:
+        fail_to_write("scan", exc)
     click.echo(summary.as_json() if as_json else summary.as_text())
 
 
@@ -543,6 +559,8 @@ def drift_command(
     except (PinError, GitError) as exc:
         click.echo(f"errpages drift: {exc}", err=True)
         sys.exit(1)
+    except OSError as exc:
+        fail_to_write("drift", exc)
     for problem in report.problems:
         click.echo(f"skipped: {printable(problem)}", err=True)
     if as_json:
@@ -578,9 +596,11 @@ def init_command(folder: Path) -> None:
         shown = display_path(folder / "content")
         click.echo(f"{shown} already holds files; nothing was written.", err=True)
         sys.exit(1)
-    except (OSError, UnicodeError) as exc:
+    except UnicodeError as exc:
         click.echo(f"errpages init: {exc}", err=True)
         sys.exit(1)
+    except OSError as exc:
+        fail_to_write("init", exc)
     for path in started.written:
         click.echo(f"  wrote {display_path(path)}")
     for path in started.kept:
@@ -621,7 +641,10 @@ def ids_record_command(content: Path) -> None:
     text, new = with_recorded(manifest, published)
     total = plural(len(manifest.ids.keys() | published), "id")
     if text != manifest.text and (new or manifest.text):  # new ids, or the old header replaced
-        atomic_write_text(path, text)
+        try:
+            atomic_write_text(path, text)
+        except OSError as exc:
+            fail_to_write("ids record", exc)
     if not new:
         click.echo(f"Every published id is recorded already in {display_path(path)} ({total}).")
         return
@@ -663,7 +686,10 @@ def ids_forget_command(error_ids: tuple[str, ...], content: Path) -> None:
             f"Not in {display_path(path)}: {', '.join(unknown)}; nothing was changed.", err=True
         )
         sys.exit(1)
-    atomic_write_text(path, without(manifest, error_ids))
+    try:
+        atomic_write_text(path, without(manifest, error_ids))
+    except OSError as exc:
+        fail_to_write("ids forget", exc)
     click.echo(f"Took back {', '.join(dict.fromkeys(error_ids))} from {display_path(path)}.")
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from generator.diagnostics import printable
-from generator.files import atomic_write_text
+from generator.files import FileChanged, atomic_write_text
 from generator.git import (
     GitError,
     Repository,
@@ -206,7 +206,14 @@ def run_drift(
             text = "\n".join(located.lines[start - 1 : end])
             pin = Pin(record.repo, located.path, target, located.site.line, start, text)
             if pin.commit != record.source.commit or row.status == "moved":
-                apply_pin(content_root, Path(record.file), pin, force=True)
+                try:
+                    apply_pin(content_root, Path(record.file), pin, force=True)
+                except FileChanged:
+                    problems.append(
+                        f"{record.file}: changed while drift ran, so it was not re-pinned "
+                        "(run `errpages drift --update` again)"
+                    )
+                    continue
                 updated.append(record.id)
     return DriftReport(target, rows, updated, problems)
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator.files import atomic_write_text
+from generator.files import atomic_write_text, refuse_link
 from generator.git import GitError, open_repository, read_file, resolve_commit
 from generator.loader import LoadedContent, load_content
 from generator.model import TextFile
@@ -81,11 +81,12 @@ def write_snippet(content_root: Path, pin: Pin, force: bool) -> Path:
 
 def apply_pin(content_root: Path, record_file: Path, pin: Pin, force: bool) -> PinResult:
     """Write the snippet file and point the record at it, keeping the record's layout."""
-    snippet_path = write_snippet(content_root, pin, force)
+    refuse_link(record_file)
     before = record_file.read_text(encoding="utf-8")
-    after = update_source(record_file, pin.file_name(), pin.path, pin.line, pin.commit)
-    if after != before:
-        atomic_write_text(record_file, after)
+    snippet_path = write_snippet(content_root, pin, force)
+    after = update_source(before, pin.file_name(), pin.path, pin.line, pin.commit)
+    if after != before:  # unless the record was saved meanwhile: then FileChanged
+        atomic_write_text(record_file, after, expected=before)
     return PinResult(record_file, snippet_path, pin, after != before)
 
 

@@ -9,7 +9,6 @@ it, so a crash never leaves half a record.
 from __future__ import annotations
 
 import io
-from pathlib import Path
 from typing import Any
 
 from ruamel.yaml import YAML
@@ -27,10 +26,10 @@ def round_trip() -> YAML:
     return yaml
 
 
-def update_source(path: Path, snippet_file: str, source_path: str, line: int, commit: str) -> str:
+def update_source(text: str, snippet_file: str, source_path: str, line: int, commit: str) -> str:
     """Point a record's source at a pinned snippet file; return the new text (not yet written)."""
     yaml = round_trip()
-    data: Any = yaml.load(path.read_text(encoding="utf-8"))
+    data: Any = yaml.load(text)
     source = data.get("source")
     if not isinstance(source, CommentedMap):
         source = CommentedMap()

@@ -441,3 +441,51 @@ def test_a_theme_that_raises_is_a_template_error(make_content, tmp_path: Path) -
         assert result.returncode == 1
         assert "Traceback" not in result.stderr
         assert f"template: TemplateRuntimeError: {raised}" in result.stderr
+
+
+class RunsCode:
+    """Unpickled, this runs a shell command: what a crafted cache file held."""
+
+    def __init__(self, command: str) -> None:
+        self.command = command
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return (os.system, (self.command,))
+
+
+def test_a_crafted_cache_runs_no_code_and_is_simply_ignored(make_content, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    import pickle
+
+    content = make_content({"errors/a.yaml": valid_record()})
+    out, cache = tmp_path / "site", tmp_path / "cache"
+    build_args = [*ERRPAGES, "build", "--content", str(content), "--out", str(out)]
+    build_args += ["--cache-dir", str(cache)]
+    first = subprocess.run(build_args, capture_output=True, text=True, cwd=tmp_path, check=False)
+    assert first.returncode == 0, first.stderr
+    database = next(cache.glob("build-*.sqlite"))
+    mark = tmp_path / "MARK"
+    payload = pickle.dumps(RunsCode(f"touch {mark}"))
+    database.with_suffix(".pickle").write_bytes(payload)  # where the head used to be
+    tagged = b'[{"data":"system","fields":{"command":"touch MARK"}}]\n'
+    database.with_suffix(".headdata").write_bytes(tagged)
+    import sqlite3
+
+    with sqlite3.connect(database) as db:  # every full record too
+        db.execute("UPDATE records SET data = ?", (payload,))
+    (content / "errors" / "a.yaml").write_text(valid_record(message="worse widget"))
+    again = subprocess.run(build_args, capture_output=True, text=True, cwd=tmp_path, check=False)
+    assert again.returncode == 0, again.stderr
+    assert "Traceback" not in again.stderr
+    assert not mark.exists() and not (tmp_path / "MARK").exists()
+    clean = tmp_path / "clean"
+    subprocess.run(
+        [*ERRPAGES, "build", "--content", str(content), "--out", str(clean), "--no-cache"],
+        capture_output=True,
+        check=True,
+        cwd=tmp_path,
+    )
+    assert tree_bytes(out) == tree_bytes(clean)
+
+
+def tree_bytes(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}

@@ -466,7 +466,7 @@ def test_a_damaged_cache_means_a_full_build_not_a_wrong_one(
     content, out, cache = project
     incremental(content, out, cache)
     database = next(cache.glob("*.sqlite"))
-    head = database.with_suffix(".pickle")
+    head = database.with_suffix(".headdata")
     if damage == "database":
         database.write_bytes(b"not a database at all" * 100)
         for extra in cache.glob("*.sqlite-*"):  # its write-ahead log
@@ -682,12 +682,12 @@ def test_a_cache_that_cannot_be_saved_still_gives_the_site(
     content, out, cache = project
     incremental(content, out, cache)
     database = next(cache.glob("*.sqlite"))
-    database.with_suffix(".pickletmp").mkdir()  # the head cannot be written
+    database.with_suffix(".headdatatmp").mkdir()  # the head cannot be written
     edit_record(content, 3, "is checked while", "is checked lately while")
     report = build(content, out, cache_dir=cache)
     assert report.written and report.cache_problem
     assert snapshot(out) == clean(content, tmp_path)
-    database.with_suffix(".pickletmp").rmdir()
+    database.with_suffix(".headdatatmp").rmdir()
     edit_record(content, 4, "is checked while", "is checked lately while")
     report = build(content, out, cache_dir=cache)
     assert report.written and report.cache_problem is None
