@@ -108,8 +108,10 @@ def resolve_related(
     alias_to_id: dict[str, str],
     where: Where,
     drafts: frozenset[str] = frozenset(),
+    suggest: Callable[[str], str] = lambda _: "",
 ) -> tuple[list[str], list[Diagnostic]]:
-    """Return the ids this record's `related` list points at, reporting unknown ones."""
+    """Return the ids this record's `related` list points at, reporting unknown ones
+    (with `suggest`'s did-you-mean)."""
     resolved: list[str] = []
     diagnostics: list[Diagnostic] = []
     for index, related_id in enumerate(record.related):
@@ -134,7 +136,7 @@ def resolve_related(
                     at,
                     f"related[{index}]",
                     f"unknown error id {related_id}",
-                    did_you_mean(related_id, by_id) or "no record has this id or alias",
+                    suggest(related_id) or "no record has this id or alias",
                 )
             )
             continue
@@ -156,6 +158,29 @@ def resolve_related(
     return resolved, diagnostics
 
 
+NEAR_IDS = 50  # the most ids a did-you-mean compares an unknown id with
+
+
+class IdSuggestions:
+    """ "Did you mean" for a mistyped id, comparing it only with the ids that share its first
+    or last four digits (a typo keeps most of them), at most NEAR_IDS of them: the work per
+    unknown id stays bounded however many ids the site has."""
+
+    def __init__(self, ids: Iterable[str]) -> None:
+        self.ids = ids
+        self.near: dict[str, list[str]] | None = None  # made at the first unknown id
+
+    def __call__(self, unknown: str) -> str:
+        if self.near is None:
+            self.near = defaultdict(list)
+            for known in self.ids:
+                for key in (known[:4], "~" + known[-4:]):
+                    if len(self.near[key]) < NEAR_IDS:
+                        self.near[key].append(known)
+        near = self.near.get(unknown[:4], []) + self.near.get("~" + unknown[-4:], [])
+        return did_you_mean(unknown, near)
+
+
 def link_records(
     records: list[RecordSummary], where: Where, include_drafts: bool = False
 ) -> tuple[list[RecordSummary], LinkGraph, list[Diagnostic]]:
@@ -173,12 +198,13 @@ def link_records(
     backlinks: dict[str, list[str]] = defaultdict(list)
     ordered = [by_id[i] for i in sorted(by_id)]
     known = by_id.keys()
+    suggest = IdSuggestions(known)
     for record in ordered:  # in id order, so each error's backlinks come out sorted
         targets = record.related
         unique = set(targets)
         if not (known >= unique and record.id not in unique and len(unique) == len(targets)):
             # (else each is the id of another published error, once: the usual case)
-            resolved, problems = resolve_related(record, by_id, alias_to_id, where, drafts)
+            resolved, problems = resolve_related(record, by_id, alias_to_id, where, drafts, suggest)
             targets = tuple(resolved)
             diagnostics += problems
         related[record.id] = targets

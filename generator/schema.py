@@ -173,7 +173,8 @@ class FieldReader:
             self.fail((*key_path, key), f"unknown field '{key}'", hint, at_key=True)
 
     def missing(self, key_path: KeyPath, expected: str) -> None:
-        if key_path not in self.misspelt:
+        # Not for a misspelt field (its own error says so), nor in a mapping YAML refused.
+        if key_path not in self.misspelt and key_path[:-1] not in self.document.rejected:
             self.fail(key_path, f"missing required field (expected {expected})", at_key=True)
 
     def mapping(self, key_path: KeyPath, required: bool) -> dict[str, Any] | None:

@@ -141,6 +141,17 @@ class _Converter:
     def mapping(self, node: yaml.MappingNode, key_path: KeyPath, depth: int) -> dict[str, Any]:
         result: dict[str, Any] = {}
         for key_node, value_node in node.value:
+            if key_node.tag == MERGE_TAG:  # the mapping is not what it seems: none of it counts
+                self.rejected.add(key_path)
+                self.diagnostics.append(
+                    error(
+                        self.pos(key_node),
+                        self.field_name(key_path),
+                        "YAML merge keys (<<) are not allowed in records",
+                        "write the fields out in full",
+                    )
+                )
+                continue
             key = self.scalar(key_node, key_path) if isinstance(key_node, yaml.ScalarNode) else None
             if not isinstance(key, str):
                 self.diagnostics.append(
@@ -169,6 +180,7 @@ class _Converter:
 
 
 ALIAS_MESSAGE = "YAML aliases (*name) are not allowed in records"
+MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
 class AliasRefused(yaml.MarkedYAMLError):
@@ -199,6 +211,20 @@ def syntax_error(exc: yaml.MarkedYAMLError, path: str) -> Diagnostic:
     return error(Position(path, line, col), "", message)
 
 
+def unreadable_character(exc: yaml.reader.ReaderError, text: str, path: str) -> Diagnostic:
+    """A character YAML does not allow in a file (ESC, NUL, …), where it is."""
+    at = min(max(exc.position, 0), len(text))
+    line = text.count("\n", 0, at) + 1
+    col = at - (text.rfind("\n", 0, at) + 1) + 1
+    code = exc.character if isinstance(exc.character, int) else ord(str(exc.character)[:1] or "?")
+    return error(
+        Position(path, line, col),
+        "",
+        f"character U+{code:04X} is not allowed in a YAML file",
+        'write it as an escape inside double quotes, e.g. "\\e" for ESC or "\\x07" for BEL',
+    )
+
+
 def parse_yaml(text: str, path: str) -> tuple[YamlDocument | None, list[Diagnostic]]:
     """Parse one YAML document; return it with its diagnostics (None if unreadable)."""
     # libyaml composes some twenty times faster; aliases are then caught in _Converter.
@@ -207,6 +233,8 @@ def parse_yaml(text: str, path: str) -> tuple[YamlDocument | None, list[Diagnost
         node = loader.get_single_node()
     except yaml.MarkedYAMLError as exc:
         return None, [syntax_error(exc, path)]
+    except yaml.reader.ReaderError as exc:
+        return None, [unreadable_character(exc, text, path)]
     except yaml.YAMLError as exc:
         return None, [error(Position(path, 1, 1), "", f"YAML syntax error: {exc}")]
     except RecursionError:

@@ -489,3 +489,34 @@ def test_a_crafted_cache_runs_no_code_and_is_simply_ignored(make_content, tmp_pa
 
 def tree_bytes(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def test_unknown_related_ids_get_a_bounded_did_you_mean(make_content) -> None:  # type: ignore[no-untyped-def]
+    """A one-digit typo still finds its id; a thousand unknown ids do not each compare
+    themselves with every id of the site (3,000 here)."""
+    import time
+
+    files = {}
+    for index in range(3000):
+        files[f"errors/r{index}.yaml"] = valid_record(f'"a{index:015x}"', f"widget {index}")
+    typo = f"b{1:015x}"  # a000…001 with its first digit mistyped
+    files["errors/r1.yaml"] = (
+        valid_record(f'"a{1:015x}"', "widget 1")
+        + "related:\n"
+        + "".join(f'  - "{i}"\n' for i in [typo, *[f"c{index:015x}" for index in range(1000)]])
+    )
+    content = make_content(files)
+    started = time.perf_counter()
+    result = subprocess.run(
+        [*ERRPAGES, "check", "--content", str(content)],
+        capture_output=True,
+        text=True,
+        cwd=REPO_ROOT,
+        check=False,
+    )
+    elapsed = time.perf_counter() - started
+    assert result.returncode == 1
+    assert f"unknown error id {typo}" in result.stderr
+    assert f"hint: did you mean 'a{1:015x}'?" in result.stderr
+    assert result.stderr.count("unknown error id") == 1001
+    assert elapsed < 60, elapsed  # was minutes for this many; the bound is the point
