@@ -6,7 +6,6 @@ asserting what each prints and that a build never writes into content/.
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import pytest
@@ -15,18 +14,9 @@ from generator.published import HEADER, OLD_HEADER
 from generator.schema import derive_id
 from tests.conftest import run_cli, valid_record
 from tests.gitrepo import GitRepo
+from tests.test_content_errors import tree_digest
 
 SCRATCH_ID = derive_id("acme/widgets", "ValueError", "scratch test")
-
-
-def content_digest(content: Path) -> str:
-    """Every file under content/, names and bytes."""
-    digest = hashlib.sha256()
-    for path in sorted(content.rglob("*")):
-        digest.update(str(path.relative_to(content)).encode())
-        if path.is_file():
-            digest.update(path.read_bytes())
-    return digest.hexdigest()
 
 
 class Session:
@@ -49,9 +39,9 @@ class Session:
 
     def build(self, *args: str, expect: int = 0) -> str:
         """A build, which must leave content/ exactly as it was."""
-        before = content_digest(self.content)
+        before = tree_digest(self.content)
         printed = self.run("build", *args, expect=expect)
-        assert content_digest(self.content) == before
+        assert tree_digest(self.content) == before
         return printed
 
 
