@@ -1,14 +1,24 @@
 """Find the errors a traceback or log excerpt shows, treating `{placeholders}` as wildcards.
 
-The same rules run in the browser (themes/default/static/search.js); keep the
-two in step. For each record, its message template becomes a pattern: literal
-text must appear as written (any run of white space matches any other, since
-logs re-wrap), each placeholder matches a run of text on one line (the last
-one runs to the end of its line). A full match scores by how much literal text
-it pinned down, more when `Exception:` stands right before it and more the
-later it appears (the last exception of a chained traceback is the one raised).
-Records with no full match can still match partly: most of their words appear
-in one exception line of the text.
+The same rules run in the browser (themes/default/static/lookup.js), and the
+cases of tests/lookup_cases.yaml hold both to them. Matching never backtracks:
+
+- The text is seen as lines: CR LF and CR end a line like LF, every other run of
+  white space (WHITESPACE, the same set in both languages) is one space, and a
+  run that holds a line break is one line break. Only the last MAX_TEXT
+  characters are looked at, from the first line that starts within them.
+- A template's literal runs must appear in order, each at its first place after
+  the one before (plain string search, one pass). The placeholders are the gaps
+  between them: at least one character each, never across a line break. A
+  leading gap holds no colon (so it does not swallow `Exception: `), a trailing
+  one runs to the end of its line. Placeholders side by side are one gap: the
+  first takes it, the others get no value. A template with no literal text
+  matches nothing in full. Values are stripped of spaces.
+- A full match scores by how much literal text it pinned down, more when
+  `Exception:` stands right before it and more the later it appears (the last
+  exception of a chained traceback is the one raised).
+- Records with no full match can still match partly: most of their words
+  appear in one `Exception: message` line (one of the last MAX_EXCEPTION_LINES).
 """
 
 from __future__ import annotations
@@ -19,22 +29,39 @@ from dataclasses import dataclass, field
 from generator.messages import message_parts
 from generator.model import RecordSummary
 
+# Line breaks are \n and \r; these are the other white space characters.
+WHITESPACE = (
+    "\t\v\f \u00a0\u1680"
+    + "".join(map(chr, range(0x2000, 0x200B)))
+    + ("\u2028\u2029\u202f\u205f\u3000")
+)
+TO_SPACE = str.maketrans(dict.fromkeys(WHITESPACE, " "))
+SPACES_RE = re.compile(" {2,}")
+LINE_BREAKS_RE = re.compile("\n{2,}")
 WORD_RE = re.compile(r"[A-Za-z0-9_]{2,}")
-# `ValueError: message`, `pkg.mod.CustomError: message`, `WARNING: message`.
-EXCEPTION_LINE_RE = re.compile(r"(?:^|\s)((?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*): (.+)$", re.M)
+# `ValueError: message`, `pkg.mod.CustomError: message`, `WARNING: message`, on lined text.
+EXCEPTION_LINE_RE = re.compile(
+    r"(?:^| )((?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Za-z_][A-Za-z0-9_]*): (.+)$", re.M
+)
+MAX_TEXT = 4_000_000
+MAX_EXCEPTION_LINES = 1000
 PARTIAL_THRESHOLD = 0.6
 EXACT_BASE = 1000.0
 
 
 @dataclass(frozen=True)
 class Matcher:
-    """A record's message template compiled for matching."""
+    """A record's message template as its literal runs and the placeholder gaps around them.
+
+    `gaps` has one more entry than `literals`: the names before the first literal,
+    between each two, and after the last.
+    """
 
     record: RecordSummary
-    pattern: re.Pattern[str]
-    names: tuple[str, ...]
+    literals: tuple[str, ...]
+    gaps: tuple[tuple[str, ...], ...]
     literal_length: int
-    longest_literal: str
+    required_words: frozenset[str]
     words: frozenset[str]
 
 
@@ -47,50 +74,66 @@ class LookupMatch:
     matched_text: str = ""
 
 
-def words(text: str) -> set[str]:
-    return {w.lower() for w in WORD_RE.findall(text)}
+@dataclass(frozen=True)
+class Text:
+    """A text as the matcher reads it: `lined` keeps its line breaks, `flat` has them as spaces."""
+
+    lined: str
+    flat: str
+    stops: str  # `lined` with colons as line breaks: where a leading placeholder stops
+    words: frozenset[str]  # as written, not lowercased: a template's required words are
+
+    @classmethod
+    def read(cls, text: str) -> Text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+        if len(text) > MAX_TEXT:
+            start = len(text) - MAX_TEXT
+            if text[start - 1] != "\n":
+                start = text.find("\n", start) + 1 or start
+            text = text[start:]
+        lined = lined_text(text)
+        flat = lined.replace("\n", " ")
+        return cls(lined, flat, lined.replace(":", "\n"), frozenset(WORD_RE.findall(lined)))
 
 
-def placeholder_pattern(index: int, count: int) -> str:
-    """A wildcard for the placeholder at this place in the template.
+def lined_text(text: str) -> str:
+    """Every run of white space as one space, or one line break when it holds one."""
+    text = SPACES_RE.sub(" ", text.translate(TO_SPACE))
+    return LINE_BREAKS_RE.sub("\n", text.replace(" \n", "\n").replace("\n ", "\n"))
 
-    The last one runs to the end of its line. A leading one takes no colon, so
-    it does not swallow the `Exception: ` before the message.
-    """
-    if index == count - 1:
-        return "(.+)"
-    if index == 0:
-        return r"([^\s:]+(?: [^\s:]+)*?)"
-    return "(.+?)"
+
+def words(text: str) -> frozenset[str]:
+    return frozenset(w.lower() for w in WORD_RE.findall(text))
 
 
 def compile_matcher(record: RecordSummary) -> Matcher:
-    """Turn a record's message template into a regular expression with one group a placeholder."""
-    parts = message_parts(record.message.strip())
-    pieces: list[str] = []
-    names: list[str] = []
-    literal = ""
-    for index, part in enumerate(parts):
+    """Split a record's message template into literal runs and the gaps between them."""
+    literals: list[str] = []
+    gaps: list[tuple[str, ...]] = []
+    gap: list[str] = []
+    required: set[str] = set()
+    template = lined_text(record.message.replace("\r", "\n")).replace("\n", " ").strip(" ")
+    for part in message_parts(template):
         if part.is_placeholder:
-            pieces.append(placeholder_pattern(index, len(parts)))
-            names.append(part.name)
-        else:
-            chunks = part.text.split()
-            escaped = r"\s+".join(re.escape(chunk) for chunk in chunks)
-            if part.text[:1].isspace():
-                escaped = r"\s+" + escaped if chunks else r"\s+"
-            if part.text[-1:].isspace() and chunks:
-                escaped += r"\s+"
-            pieces.append(escaped)
-            literal += part.text
-    literal_chunks = [p.text.strip() for p in parts if not p.is_placeholder]
+            gap.append(part.name)
+            continue
+        literal = part.text
+        literals.append(literal)
+        gaps.append(tuple(gap))
+        gap = []
+        # A word inside the run (not at its edge, where text of a placeholder may join
+        # it) is a whole word of any text the template matches.
+        required.update(
+            m.group() for m in WORD_RE.finditer(literal) if m.start() > 0 and m.end() < len(literal)
+        )
+    gaps.append(tuple(gap))
     return Matcher(
         record=record,
-        pattern=re.compile("".join(pieces)),
-        names=tuple(names),
-        literal_length=len("".join(literal.split())),
-        longest_literal=max(literal_chunks, key=len, default="").split("\n")[0][:40],
-        words=frozenset(words(literal)),
+        literals=tuple(literals),
+        gaps=tuple(gaps),
+        literal_length=sum(len(literal.replace(" ", "")) for literal in literals),
+        required_words=frozenset(required),
+        words=words(" ".join(literals)),
     )
 
 
@@ -98,54 +141,133 @@ def compile_matchers(records: tuple[RecordSummary, ...] | list[RecordSummary]) -
     return [compile_matcher(record) for record in records]
 
 
-def exact_match(matcher: Matcher, text: str) -> LookupMatch | None:
-    """The best full match of one template in the text, or None."""
-    first_word = matcher.longest_literal.split()[0] if matcher.longest_literal.split() else ""
-    if first_word and first_word not in text:
+class Finder:
+    """The first place of `needle` at or after a position, for positions that only grow:
+    a search is made again only past the place found last, so each finder reads the
+    text once however many times it is asked."""
+
+    def __init__(self, text: str, needle: str) -> None:
+        self.text = text
+        self.needle = needle
+        self.since = len(text) + 1
+        self.found = -1
+
+    def at(self, position: int) -> int:
+        if not (self.since <= position and (self.found < 0 or position <= self.found)):
+            self.since = position
+            self.found = self.text.find(self.needle, position)
+        return self.found
+
+
+def exact_match(matcher: Matcher, text: Text) -> LookupMatch | None:
+    """The best full match of one template in the text, or None: one pass, no backtracking."""
+    literals, gaps = matcher.literals, matcher.gaps
+    if not literals or not matcher.required_words <= text.words:
         return None
+    flat, lined = text.flat, text.lined
+    places = [Finder(flat, literal) for literal in literals]
+    line_ends = [Finder(lined, "\n") for _ in gaps]
+    last = len(literals) - 1
+    floor = 0  # matches do not overlap: the next one starts after the last one ends
+    search = need(gaps[0])
     best: LookupMatch | None = None
-    for found in matcher.pattern.finditer(text):
-        before = text[: found.start()]
-        exception = matcher.record.exception
-        named = re.search(r"(?:^|[\s.])" + re.escape(exception) + r":\s*$", before)
-        score = EXACT_BASE + matcher.literal_length + (200 if named else 0)
-        score += found.start() / max(len(text), 1)  # later wins ties: the raised one is last
-        values: dict[str, str] = {}
-        for name, value in zip(matcher.names, found.groups(), strict=True):
-            values.setdefault(name, value.strip())
-        match = LookupMatch(matcher.record, score, True, values, found.group(0))
-        if best is None or match.score > best.score:
-            best = match
+    while (first := places[0].at(search)) >= 0:
+        search = first + 1
+        starts = [first]
+        for index in range(1, last + 1):
+            gap_start = starts[-1] + len(literals[index - 1])
+            found = places[index].at(gap_start + need(gaps[index]))
+            if found < 0:
+                return best  # and no later try can find it either
+            if 0 <= line_ends[index].at(gap_start) < found:
+                break
+            starts.append(found)
+        if len(starts) <= last:
+            continue
+        end = starts[-1] + len(literals[-1])
+        if gaps[-1]:
+            tail = end
+            end = line_ends[-1].at(tail)
+            end = len(flat) if end < 0 else end
+            if end == tail:
+                continue
+        begin = first
+        if gaps[0]:
+            begin = max(floor, text.stops.rfind("\n", floor, first) + 1)
+            while begin < first and flat[begin] == " ":
+                begin += 1
+            if begin == first:
+                continue
+        score = EXACT_BASE + matcher.literal_length
+        score += 200 if named_before(flat, begin, matcher.record.exception) else 0
+        score += begin / max(len(flat), 1)  # later wins ties: the raised one is last
+        if best is None or score > best.score:
+            values = placeholder_values(matcher, flat, begin, starts, end)
+            best = LookupMatch(matcher.record, score, True, values, flat[begin:end])
+        floor = end
+        search = max(search, end + need(gaps[0]))
     return best
 
 
+def need(gap: tuple[str, ...]) -> int:
+    """The characters a gap takes at least: one when it holds a placeholder."""
+    return 1 if gap else 0
+
+
+def named_before(flat: str, start: int, exception: str) -> bool:
+    """Whether `Exception:` (or `pkg.Exception:`) stands right before this place."""
+    colon = start - 2 if flat[start - 1 : start] == " " else start - 1
+    if colon < 0 or flat[colon] != ":":
+        return False
+    head = colon - len(exception)
+    return (
+        head >= 0 and flat.startswith(exception, head) and flat[head - 1 : head] in ("", " ", ".")
+    )
+
+
+def placeholder_values(
+    matcher: Matcher, flat: str, begin: int, starts: list[int], end: int
+) -> dict[str, str]:
+    """What each gap's first placeholder stood for; a name used twice keeps its first value."""
+    ends = [start + len(literal) for start, literal in zip(starts, matcher.literals, strict=True)]
+    values: dict[str, str] = {}
+    for names, gap_start, gap_end in zip(matcher.gaps, [begin, *ends], [*starts, end], strict=True):
+        if names:
+            values.setdefault(names[0], flat[gap_start:gap_end].strip(" "))
+    return values
+
+
+def exception_lines(text: Text) -> list[tuple[str, frozenset[str], str]]:
+    """The last `Exception: message` lines: the exception, the message's words, the line."""
+    lines = EXCEPTION_LINE_RE.findall(text.lined)[-MAX_EXCEPTION_LINES:]
+    return [(exception, words(message), f"{exception}: {message}") for exception, message in lines]
+
+
 def partial_match(
-    matcher: Matcher, exception_lines: list[tuple[str, str, set[str]]]
+    matcher: Matcher, lines: list[tuple[str, frozenset[str], str]]
 ) -> LookupMatch | None:
     """Most of the template's words in one exception line: a likely match for a changed message."""
     if not matcher.words:
         return None
     best: LookupMatch | None = None
-    for exception, message, line_words in exception_lines:
+    for exception, line_words, line in lines:
         shared = len(matcher.words & line_words) / len(matcher.words)
         if shared < PARTIAL_THRESHOLD:
             continue
         same_type = exception.rsplit(".", 1)[-1] == matcher.record.exception
         score = shared * 100 + (20 if same_type else 0)
         if best is None or score > best.score:
-            best = LookupMatch(matcher.record, score, False, {}, f"{exception}: {message}")
+            best = LookupMatch(matcher.record, score, False, {}, line)
     return best
 
 
 def lookup(text: str, matchers: list[Matcher], limit: int = 5) -> list[LookupMatch]:
     """Rank the records a traceback or log shows: full matches first, then partial ones."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    exception_lines = [
-        (m.group(1), m.group(2), words(m.group(2))) for m in EXCEPTION_LINE_RE.finditer(text)
-    ]
+    seen = Text.read(text)
+    lines = exception_lines(seen)
     matches = []
     for matcher in matchers:
-        match = exact_match(matcher, text) or partial_match(matcher, exception_lines)
+        match = exact_match(matcher, seen) or partial_match(matcher, lines)
         if match is not None:
             matches.append(match)
     matches.sort(key=lambda m: (-m.score, m.record.id))

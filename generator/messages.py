@@ -2,7 +2,8 @@
 
 The syntax follows Python's format strings, which is how most messages are
 built: `{name}`, `{name!r}`, `{obj.attr}`, `{0}`, `{value:.2f}`; `{{` and `}}`
-stand for literal braces.
+stand for literal braces. Names and attributes are ASCII (letters, digits, `_`),
+as the browser's matcher reads them the same way: `{obj.größe}` is literal text.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 TOKEN_RE = re.compile(
-    r"\{\{|\}\}|\{([A-Za-z0-9_]+)((?:\.[A-Za-z_]\w*|\[[^\]{}]*\])*)(![rsa])?(:[^{}]*)?\}"
+    r"\{\{|\}\}|\{([A-Za-z0-9_]+)((?:\.[A-Za-z_][A-Za-z0-9_]*|\[[^\]{}]*\])*)(![rsa])?(:[^{}]*)?\}"
 )
 
 

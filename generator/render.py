@@ -115,6 +115,7 @@ class PageLinks:
     pygments_css: str
     site_js: str
     search_js: str
+    lookup_js: str
     search_index_js: str
     errors_index_json: str
     feed: str
@@ -134,6 +135,7 @@ class PageLinks:
             pygments_css=link(urls.PYGMENTS_CSS),
             site_js=link(urls.SITE_JS),
             search_js=link(urls.SEARCH_JS),
+            lookup_js=link(urls.LOOKUP_JS),
             search_index_js=link(urls.SEARCH_INDEX_JS),
             errors_index_json=link(urls.ERRORS_INDEX_JSON),
             feed=link(urls.FEED_XML),

@@ -3,12 +3,25 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
-from playwright.sync_api import BrowserContext, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from tests.browser.conftest import ARTIFACTS, Watch
+from tests.lookup_cases import (
+    BROWSER_RUNNER,
+    LookupCase,
+    browser_arguments,
+    browser_matches,
+    load_cases,
+    python_matches,
+    random_cases,
+)
 
 ERROR_000 = "errors/6ba5c6b60f1a1dc5/index.html"
 DCP_ERROR = "errors/b0e9a9c158a0b982/index.html"
@@ -240,3 +253,55 @@ def test_not_found_page_works_at_any_depth(
     tab.press("#q404", "Enter")
     expect(tab).to_have_url(re.compile(re.escape(http_root) + r"search/index\.html\?q=MiniCPM$"))
     expect(tab.locator("#results li")).to_have_count(2)
+
+
+def run_lookup_js(browser: Browser, cases: list[LookupCase]) -> list[dict[str, Any]]:
+    """Each case through lookup.js in a worker of a blank tab (a hang is an error, not a freeze)."""
+    context = browser.new_context()
+    try:
+        results: list[dict[str, Any]] = context.new_page().evaluate(
+            BROWSER_RUNNER, browser_arguments(cases, timeout_s=60)
+        )
+    finally:
+        context.close()
+    return results
+
+
+def test_browser_lookup_gives_the_shared_table(browser: Browser) -> None:
+    cases = load_cases()
+    results = run_lookup_js(browser, cases)
+    assert {c.name: browser_matches(r) for c, r in zip(cases, results, strict=True)} == {
+        c.name: list(c.matches) for c in cases
+    }
+
+
+def test_browser_and_errpages_lookup_agree_on_odd_characters(browser: Browser) -> None:
+    cases = random_cases(seed=20, count=400)
+    results = run_lookup_js(browser, cases)
+    for case, result in zip(cases, results, strict=True):
+        assert browser_matches(result) == python_matches(case), (case.templates, case.text)
+
+
+def test_hostile_links_do_not_freeze_the_search_page(
+    browser: Browser, make_content: Callable[[dict[str, str]], Path], tmp_path: Path
+) -> None:
+    """A site holding templates that made the old matcher backtrack, opened with the links
+    that froze it: the page answers (goto waits for the load event, 30 s at most)."""
+    from tests.conftest import run_cli, valid_record
+
+    templates = {"1": '"{a}{b}{c}{d}{e}{f} END"', "2": '"x {a} x {b} x {c} x {d} y"'}
+    content = make_content(
+        {f"errors/{n}.yaml": valid_record(f"00000000000000a{n}", m) for n, m in templates.items()}
+    )
+    site = tmp_path / "site"
+    assert run_cli("build", "--content", str(content), "--out", str(site)).exit_code == 0
+    links = {
+        "tb": "END\n" + "x" * 610,
+        "q": "y " + "x " * 149,
+    }
+    context = browser.new_context()
+    tab = context.new_page()
+    for key, text in links.items():
+        tab.goto(f"{(site / 'search' / 'index.html').as_uri()}?{urlencode({key: text})}")
+        expect(tab.locator("#search-status")).to_contain_text(re.compile("matches|match “"))
+    context.close()

@@ -6,8 +6,9 @@
  *    exception, tags, repository, source path or meaning; weighted by field;
  *    an exact or near-exact message match ranks first.
  *  - traceback lookup: each message template is matched against the pasted
- *    text with {placeholders} as wildcards, by the same rules as
- *    generator/lookup.py; keep the two in step.
+ *    text with {placeholders} as wildcards, by lookup.js (the rules of
+ *    generator/lookup.py).
+ * A query is read as its first MAX_QUERY_WORDS words, so a long ?q= link stays quick.
  */
 (function () {
   "use strict";
@@ -25,11 +26,7 @@
 
   var WEIGHTS = { message: 5, title: 4, exception: 4, tags: 3, repo: 2, path: 2, words: 1 };
   var TOKEN_RE = /[\p{L}\p{N}_]+/gu;
-  var LOOKUP_WORD_RE = /[A-Za-z0-9_]{2,}/g;
-  var EXCEPTION_LINE_RE = /(?:^|\s)((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*): (.+)$/gm;
-  var PLACEHOLDER_RE = /\{\{|\}\}|\{([A-Za-z0-9_]+)((?:\.[A-Za-z_]\w*|\[[^\]{}]*\])*)(![rsa])?(:[^{}]*)?\}/g;
-  var PARTIAL_THRESHOLD = 0.6;
-  var EXACT_BASE = 1000;
+  var MAX_QUERY_WORDS = 32;
   var MAX_RESULTS = 50;
   var RETIRED_PENALTY = 100000;
 
@@ -45,6 +42,11 @@
 
   function tokens(text) {
     return (String(text).toLowerCase().match(TOKEN_RE) || []);
+  }
+
+  /* The words a query is searched and marked by: its first MAX_QUERY_WORDS distinct ones. */
+  function queryWords(query) {
+    return Array.from(new Set(tokens(query))).slice(0, MAX_QUERY_WORDS);
   }
 
   function normalise(text) {
@@ -103,7 +105,7 @@
   }
 
   function wordSearch(query) {
-    var words = tokens(query);
+    var words = queryWords(query);
     if (!words.length) {
       return [];
     }
@@ -154,198 +156,16 @@
     return all.length ? all : some;
   }
 
-  /* ---- traceback lookup: templates with placeholders as wildcards ---- */
+  /* ---- traceback lookup: lookup.js, compiled when first asked ---- */
   var matchers = null;
-  var compiled = new Map();
-  var templateWords = new Map();
 
-  function matcherFor(index) {
-    if (!compiled.has(index)) {
-      compiled.set(index, compileMatcher(docs[index]));
-    }
-    return compiled.get(index);
-  }
-
-  /* The words of a template's literal text (for partial matches), without compiling it. */
-  function wordsFor(index) {
-    if (!templateWords.has(index)) {
-      var literal = messageParts(docs[index].message.trim())
-        .filter(function (p) { return !p.name; })
-        .map(function (p) { return p.text; })
-        .join(" ");
-      templateWords.set(index, new Set((literal.match(LOOKUP_WORD_RE) || []).map(function (w) {
-        return w.toLowerCase();
-      })));
-    }
-    return templateWords.get(index);
-  }
-
-  function escapeRegExp(text) {
-    return text.replace(/[.*+?^${}()|[\]\\\/-]/g, "\\$&");
-  }
-
-  function messageParts(template) {
-    var parts = [];
-    var literal = "";
-    var last = 0;
-    var found;
-    PLACEHOLDER_RE.lastIndex = 0;
-    while ((found = PLACEHOLDER_RE.exec(template)) !== null) {
-      literal += template.slice(last, found.index);
-      last = found.index + found[0].length;
-      if (found[0] === "{{" || found[0] === "}}") {
-        literal += found[0][0];
-        continue;
-      }
-      if (literal) {
-        parts.push({ text: literal, name: "" });
-        literal = "";
-      }
-      parts.push({ text: found[0], name: found[1] });
-    }
-    literal += template.slice(last);
-    if (literal) {
-      parts.push({ text: literal, name: "" });
-    }
-    return parts;
-  }
-
-  /* The last placeholder runs to the end of its line; a leading one holds no colon. */
-  function placeholderPattern(index, count) {
-    if (index === count - 1) {
-      return "(.+)";
-    }
-    if (index === 0) {
-      return "([^\\s:]+(?: [^\\s:]+)*?)";
-    }
-    return "(.+?)";
-  }
-
-  function compileMatcher(doc) {
-    var parts = messageParts(doc.message.trim());
-    var pieces = [];
-    var names = [];
-    var literal = "";
-    parts.forEach(function (part, index) {
-      if (part.name) {
-        pieces.push(placeholderPattern(index, parts.length));
-        names.push(part.name);
-        return;
-      }
-      var chunks = part.text.split(/\s+/).filter(Boolean);
-      var escaped = chunks.map(escapeRegExp).join("\\s+");
-      if (/^\s/.test(part.text)) {
-        escaped = chunks.length ? "\\s+" + escaped : "\\s+";
-      }
-      if (/\s$/.test(part.text) && chunks.length) {
-        escaped += "\\s+";
-      }
-      pieces.push(escaped);
-      literal += part.text;
-    });
-    var literalChunks = parts.filter(function (p) { return !p.name; }).map(function (p) { return p.text.trim(); });
-    var longest = literalChunks.reduce(function (a, b) { return b.length > a.length ? b : a; }, "");
-    var words = new Set((literal.match(LOOKUP_WORD_RE) || []).map(function (w) { return w.toLowerCase(); }));
-    return {
-      doc: doc,
-      pattern: new RegExp(pieces.join(""), "g"),
-      names: names,
-      literalLength: literal.replace(/\s+/g, "").length,
-      firstWord: (longest.split("\n")[0].slice(0, 40).split(/\s+/).filter(Boolean)[0]) || "",
-      words: words
-    };
-  }
-
-  function exactMatch(matcher, text) {
-    if (matcher.firstWord && text.indexOf(matcher.firstWord) < 0) {
-      return null;
-    }
-    var best = null;
-    var found;
-    var named = new RegExp("(?:^|[\\s.])" + escapeRegExp(matcher.doc.exception) + ":\\s*$");
-    matcher.pattern.lastIndex = 0;
-    while ((found = matcher.pattern.exec(text)) !== null) {
-      if (found[0] === "") {
-        matcher.pattern.lastIndex++;
-        continue;
-      }
-      var before = text.slice(0, found.index);
-      var score = EXACT_BASE + matcher.literalLength + (named.test(before) ? 200 : 0);
-      score += found.index / Math.max(text.length, 1);
-      var values = {};
-      matcher.names.forEach(function (name, i) {
-        if (!(name in values)) {
-          values[name] = found[i + 1].trim();
-        }
-      });
-      if (!best || score > best.score) {
-        best = { doc: matcher.doc, score: score, exact: true, values: values };
-      }
-    }
-    return best;
-  }
-
-  function partialMatch(matcher, exceptionLines) {
-    if (!matcher.words.size) {
-      return null;
-    }
-    var best = null;
-    exceptionLines.forEach(function (line) {
-      var shared = 0;
-      matcher.words.forEach(function (w) { if (line.words.has(w)) { shared++; } });
-      var fraction = shared / matcher.words.size;
-      if (fraction < PARTIAL_THRESHOLD) {
-        return;
-      }
-      var sameType = line.exception.split(".").pop() === matcher.doc.exception;
-      var score = fraction * 100 + (sameType ? 20 : 0);
-      if (!best || score > best.score) {
-        best = { doc: matcher.doc, score: score, exact: false, partial: true, values: {} };
-      }
-    });
-    return best;
-  }
-
-  /* A cheap first test per template: its longest literal run's first word is in the text. */
-  function anchorWord(doc) {
-    var longest = "";
-    messageParts(doc.message.trim()).forEach(function (part) {
-      if (!part.name && part.text.trim().length > longest.length) {
-        longest = part.text.trim();
-      }
-    });
-    return longest.split(/\s+/)[0] || "";
-  }
-
+  /* A theme's own search page that does not load lookup.js still has word search. */
   function lookup(text) {
-    if (!matchers) {
-      matchers = docs.map(anchorWord);
+    if (!window.ERRPAGES_LOOKUP) {
+      return [];
     }
-    text = text.replace(/\r\n?/g, "\n");
-    var exceptionLines = [];
-    var found;
-    EXCEPTION_LINE_RE.lastIndex = 0;
-    while ((found = EXCEPTION_LINE_RE.exec(text)) !== null) {
-      exceptionLines.push({
-        exception: found[1],
-        message: found[2],
-        words: new Set((found[2].match(LOOKUP_WORD_RE) || []).map(function (w) { return w.toLowerCase(); }))
-      });
-    }
-    var matches = [];
-    docs.forEach(function (doc, index) {
-      var match = null;
-      if (text.indexOf(matchers[index]) >= 0) {
-        match = exactMatch(matcherFor(index), text);
-      }
-      if (!match && exceptionLines.length) {
-        match = partialMatch({ doc: doc, words: wordsFor(index) }, exceptionLines);
-      }
-      if (match) {
-        matches.push(match);
-      }
-    });
-    return matches;
+    matchers = matchers || window.ERRPAGES_LOOKUP.matchers(docs);
+    return window.ERRPAGES_LOOKUP.lookup(text, matchers);
   }
 
   /* ---- combining and showing results ---- */
@@ -426,7 +246,7 @@
 
   function render(list, query, pasted) {
     results.textContent = "";
-    var words = tokens(query);
+    var words = queryWords(query);
     list.forEach(function (result, i) {
       var doc = result.doc;
       var item = document.createElement("li");
@@ -463,7 +283,9 @@
       }
       results.appendChild(item);
     });
-    var asked = pasted.trim() ? "the pasted text" : "“" + query.trim() + "”";
+    var shown = query.trim();
+    shown = shown.length > 80 ? shown.slice(0, 80) + "…" : shown;  // a long ?q= link, quoted short
+    var asked = pasted.trim() ? "the pasted text" : "“" + shown + "”";
     if (!query.trim() && !pasted.trim()) {
       status.textContent = "Type words of an error message, or paste a traceback.";
     } else if (!list.length) {
@@ -533,7 +355,7 @@
   /* For scripts and tests: the same lookup and ranking the page uses. */
   window.ERRPAGES = {
     lookup: function (text) {
-      return lookup(text).sort(function (a, b) { return b.score - a.score; }).map(function (r) {
+      return lookup(text).map(function (r) {
         return { id: r.doc.id, exact: r.exact, values: r.values, score: r.score };
       });
     },
