@@ -2,8 +2,10 @@
 
 It lives in one folder (`.errpages-cache/` by default, `--cache-dir` to move
 it): per output folder and set of options, a SQLite database (`.sqlite`), a
-head file (`.headdata`: JSON of known data types, and marshalled tables; see
-`plaindata`) and a small summary (`.head`). `--no-cache` neither
+head file (`.headdata`: JSON of known data types, and of its tables; see
+`plaindata`) and a small summary (`.head`). Everything read back is checked
+against the types it is declared with (`plaindata.conform`): a cache folder a
+pull request added, or one damaged, holds nothing the build trusts unchecked. `--no-cache` neither
 reads nor writes it. Anything that could change the output is part of a key:
 record and snippet files (by size, mtime and inode), site settings, every
 theme file, and errpages' own code, so a change to any of them shows up.
@@ -21,10 +23,10 @@ build starts from scratch) rather than one that lies.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import importlib
 import json
-import marshal
 import os
 import secrets
 import sqlite3
@@ -32,7 +34,7 @@ import sys
 from contextlib import suppress
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, get_type_hints
 
 from generator import __version__, plaindata
 from generator.diagnostics import Diagnostic
@@ -45,7 +47,7 @@ from generator.outputs.pages import Rendered
 from generator.outputs.search import IndexParts
 from generator.outputs.write import MARKER, FolderCheck, FolderTimes, Spare, check_folders
 
-CACHE_FORMAT = 13
+CACHE_FORMAT = 14
 GENERATOR_DIR = Path(__file__).resolve().parent
 
 # What a record was read from: its file (named under errors/, so the same from any working
@@ -150,9 +152,7 @@ class BuildCache:
         ).fetchone()
         if row is None:
             raise KeyError(record_file)
-        loaded = plaindata.loads(row[0])
-        if not isinstance(loaded, Record):
-            raise ValueError(f"not a record in the cache: {record_file}")
+        loaded: Record = plaindata.loads(row[0], Record)
         return loaded if loaded.file == record_file else renamed(loaded, record_file)
 
     def next_save_token(self) -> str:
@@ -200,9 +200,11 @@ class BuildCache:
             spare_dump=None,
         )
         spare = None if self.spare is None else spare_difference(self.spare, self.outputs)
-        # The head's tables of ten thousand entries (plain strings, numbers and tuples) go in
-        # marshal's format: a fifth of the time pickle took to write them, and less to read.
-        tables = marshal.dumps((self.outputs, self.dump_layout, self.live_folders, self.spare_dump))
+        # The head's tables of ten thousand entries (plain strings, numbers and tuples): JSON.
+        tables = json.dumps(
+            (self.outputs, self.dump_layout, self.live_folders, self.spare_dump),
+            separators=(",", ":"),
+        ).encode()
         kept = {f.name: getattr(head, f.name) for f in fields(BuildCache) if f.name in HEAD_FIELDS}
         data = plaindata.dumps((CACHE_FORMAT, token, kept, spare)) + b"\n" + tables
         rows = self.current_rows()
@@ -305,32 +307,15 @@ def rename_row(row: Row, record_file: str) -> Row:
 
 
 def encode_row(row: Row) -> bytes:
-    """A row as plain tuples in marshal's format: ten thousand of them load in 50 ms."""
-    entry, unit = row
-    plain_unit = None
-    if unit is not None:
-        drift = unit.drift
-        plain_drift = (
-            None
-            if drift is None
-            else (drift.status, drift.pinned_commit, drift.checked_commit, drift.now)
-        )
-        plain_unit = (*unit[:2], plain_drift, *unit[3:])
-    return marshal.dumps(((*entry[:3], tuple(entry.summary)), plain_unit))
+    """A row as JSON: its tuples as arrays, its drift note as an object."""
+    return json.dumps(
+        row, default=dataclasses.asdict, ensure_ascii=False, separators=(",", ":")
+    ).encode()
 
 
 def decode_row(data: bytes) -> Row:
-    (stat, snippet_name, snippet_stat, summary), plain_unit = marshal.loads(data)
-    # tuple.__new__ builds the named tuples without a Python call each.
-    entry = tuple.__new__(
-        RecordEntry, (stat, snippet_name, snippet_stat, tuple.__new__(RecordSummary, summary))
-    )
-    if plain_unit is None:
-        return entry, None
-    drift = plain_unit[2]
-    if drift is not None:
-        plain_unit = (*plain_unit[:2], DriftNote(*drift), *plain_unit[3:])
-    return entry, tuple.__new__(UnitEntry, plain_unit)
+    row: Row = plaindata.conform(json.loads(data), Row)
+    return row
 
 
 def same_row(earlier: Row | None, now: Row) -> bool:
@@ -469,7 +454,9 @@ def read_head_and_rows(
     row = db.execute("SELECT data FROM head WHERE id = 1").fetchone()
     if version != CACHE_FORMAT or cache.code != code or row is None or row[0] != token:
         return None
-    cache.outputs, cache.dump_layout, cache.live_folders, cache.spare_dump = marshal.loads(tables)
+    cache.outputs, cache.dump_layout, cache.live_folders, cache.spare_dump = plaindata.conform(
+        json.loads(tables), HeadTables
+    )
     rows = {
         records_folder + name: decode_row(meta)
         for name, meta in db.execute("SELECT file, meta FROM entries")
@@ -477,6 +464,7 @@ def read_head_and_rows(
     return token, cache, spare, rows
 
 
+HeadTables = tuple[dict[str, str], Layout, FolderTimes, HeldDump | None]
 # What the head file keeps of a BuildCache (the rest is in the rows, or made by each build).
 HEAD_FIELDS = (
     "code",
@@ -491,14 +479,21 @@ HEAD_FIELDS = (
 
 
 def read_head(path: Path) -> tuple[int, str, BuildCache, SpareRecord | None, bytes]:
-    """The head file: its format, token, the cache it holds, the spare's record and the
-    marshalled tables; ValueError when it is not one."""
+    """The head file: its format, token, the cache it holds, the spare's record and its
+    tables (JSON, read when needed); ValueError when it is not one."""
     data = path.with_suffix(".headdata").read_bytes()
     head, _, tables = data.partition(b"\n")
-    version, token, kept, spare = plaindata.loads(head)
-    if not isinstance(kept, dict) or not set(kept) <= set(HEAD_FIELDS):
+    version, token, kept, spare = plaindata.loads(
+        head, tuple[int, str, dict[str, Any], SpareRecord | None]
+    )
+    if not set(kept) <= set(HEAD_FIELDS):
         raise ValueError("not a cache head")
+    hints = get_type_hints(BuildCache)
+    kept = {name: plaindata.conform(value, hints[name]) for name, value in kept.items()}
     return version, token, BuildCache(path, **kept), spare, tables
+
+
+SearchParts = tuple[int, str, str, IndexParts]  # format, code, token, the parts
 
 
 def read_search_parts(path: Path, code: str) -> tuple[str, IndexParts] | None:
@@ -506,12 +501,12 @@ def read_search_parts(path: Path, code: str) -> tuple[str, IndexParts] | None:
     of the cache whose records they are the index of (see `save_search_parts`); None when
     there are none, or of other code."""
     try:
-        with open(path.with_suffix(".search"), "rb") as stream:
-            version, saved_code, token, fields = marshal.load(stream)
+        data = json.loads(path.with_suffix(".search").read_bytes())
+        version, saved_code, token, parts = plaindata.conform(data, SearchParts)
         if version != CACHE_FORMAT or saved_code != code:
             return None
-        return token, IndexParts(*fields)
-    except (OSError, EOFError, ValueError, TypeError):
+        return token, parts
+    except (OSError, ValueError):  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         return None
 
 
@@ -522,7 +517,7 @@ def save_search_parts(path: Path, code: str, token: str, parts: IndexParts) -> N
     writes it, while the build writes the rest). Not kept when it cannot be written: the
     next index is then made whole."""
     with suppress(OSError):
-        data = marshal.dumps((CACHE_FORMAT, code, token, tuple(parts)))
+        data = json.dumps((CACHE_FORMAT, code, token, parts), ensure_ascii=False).encode()
         path.with_suffix(".searchtmp").write_bytes(data)
         os.replace(path.with_suffix(".searchtmp"), path.with_suffix(".search"))
 

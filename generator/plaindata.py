@@ -11,10 +11,13 @@ data of the wrong shape, is `ValueError`, and the cache is not used.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
+import types
+from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import Any, Union, get_args, get_origin, get_type_hints
 
 from generator.diagnostics import Diagnostic, Level, Position
 from generator.model import (
@@ -119,9 +122,129 @@ def dumps(value: Any) -> bytes:
     return json.dumps(plain(value), ensure_ascii=False, separators=(",", ":")).encode()
 
 
-def loads(data: bytes) -> Any:
-    """The value `dumps` wrote; ValueError (or TypeError) for anything else."""
+def loads(data: bytes, kind: Any) -> Any:
+    """The value `dumps` wrote, checked to be a `kind`; ValueError for anything else."""
     try:
-        return rebuilt(json.loads(data))
+        return conform(rebuilt(json.loads(data)), kind)
     except (KeyError, TypeError, RecursionError, UnicodeDecodeError) as exc:
         raise ValueError(f"not cache data: {exc}") from exc
+
+
+def conform(value: Any, kind: Any) -> Any:
+    """The value as the type annotation `kind` says it is, every part checked down to its
+    strings and numbers: a list read from JSON becomes the tuple, set or named tuple the
+    annotation names. ValueError when it does not fit, so that data of the wrong shape in a
+    cache is not used rather than met, later, by code that trusts its types."""
+    return converter(kind)(value)
+
+
+Convert = Callable[[Any], Any]
+
+
+def wrong(value: Any, kind: Any) -> ValueError:
+    return ValueError(f"not cache data: {type(value).__name__} where {kind} belongs")
+
+
+@functools.cache
+def converter(kind: Any) -> Convert:
+    """The function `conform` applies for one annotation, made once per annotation."""
+    origin, args = get_origin(kind), get_args(kind)
+    if kind is Any:
+        return lambda value: value
+    if kind in (str, int, float, bool, type(None)):
+        return scalar(kind)
+    if origin in (Union, types.UnionType):
+        return union([converter(arg) for arg in args], kind)
+    if origin is tuple:
+        return sequence(tuple, args, kind)
+    if origin in (list, frozenset, set):
+        return sequence(origin, args, kind)
+    if origin is dict:
+        return mapping(converter(args[0]), converter(args[1]), kind)
+    if isinstance(kind, type) and issubclass(kind, tuple) and hasattr(kind, "_fields"):
+        return named_tuple(kind)
+    if dataclasses.is_dataclass(kind):
+        return data_class(kind)
+    if isinstance(kind, type) and issubclass(kind, Enum):
+        return lambda value: kind(value)
+    if kind is Path:
+        return lambda value: Path(scalar(str)(value))
+    raise TypeError(f"no cache data of type {kind}")
+
+
+def scalar(kind: type) -> Convert:
+    def convert(value: Any) -> Any:
+        # bool is an int in Python; a float field may hold an int written as one.
+        if type(value) is kind or (kind is float and type(value) is int):
+            return value
+        raise wrong(value, kind)
+
+    return convert
+
+
+def union(options: list[Convert], kind: Any) -> Convert:
+    def convert(value: Any) -> Any:
+        for option in options:
+            try:
+                return option(value)
+            except ValueError:
+                continue
+        raise wrong(value, kind)
+
+    return convert
+
+
+def sequence(make: Any, args: tuple[Any, ...], kind: Any) -> Convert:
+    if make is tuple and len(args) == 2 and args[1] is Ellipsis:
+        args = (args[0],)
+        fixed = False
+    else:
+        fixed = make is tuple
+    parts = [converter(arg) for arg in args]
+    item = parts[0] if parts else None
+
+    def convert(value: Any) -> Any:
+        if not isinstance(value, (list, tuple, set, frozenset)):
+            raise wrong(value, kind)
+        if fixed:
+            if len(value) != len(parts):
+                raise wrong(value, kind)
+            return tuple(part(v) for part, v in zip(parts, value, strict=True))
+        assert item is not None
+        return make(item(v) for v in value)
+
+    return convert
+
+
+def mapping(key: Convert, item: Convert, kind: Any) -> Convert:
+    def convert(value: Any) -> Any:
+        if not isinstance(value, dict):
+            raise wrong(value, kind)
+        return {key(k): item(v) for k, v in value.items()}
+
+    return convert
+
+
+def named_tuple(kind: type) -> Convert:
+    parts = [converter(hint) for hint in get_type_hints(kind).values()]
+
+    def convert(value: Any) -> Any:
+        if not isinstance(value, (list, tuple)) or len(value) != len(parts):
+            raise wrong(value, kind)
+        return tuple.__new__(kind, [part(v) for part, v in zip(parts, value, strict=True)])
+
+    return convert
+
+
+def data_class(kind: Any) -> Convert:
+    hints = get_type_hints(kind)
+    parts = {f.name: converter(hints[f.name]) for f in dataclasses.fields(kind)}
+
+    def convert(value: Any) -> Any:
+        if isinstance(value, kind):
+            value = {name: getattr(value, name) for name in parts}
+        if not isinstance(value, dict) or not set(value) <= set(parts):
+            raise wrong(value, kind)
+        return kind(**{name: parts[name](v) for name, v in value.items()})
+
+    return convert

@@ -16,6 +16,7 @@ import sys
 from collections.abc import Callable
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -520,3 +521,57 @@ def test_unknown_related_ids_get_a_bounded_did_you_mean(make_content) -> None:  
     assert f"hint: did you mean 'a{1:015x}'?" in result.stderr
     assert result.stderr.count("unknown error id") == 1001
     assert elapsed < 60, elapsed  # was minutes for this many; the bound is the point
+
+
+def wrong_types(value: Any) -> Any:
+    """The same JSON with every string a number: well-formed, of the right shape, all wrong."""
+    if isinstance(value, str):
+        return 12345
+    if isinstance(value, list):
+        return [wrong_types(item) for item in value]
+    if isinstance(value, dict):
+        return {key: wrong_types(item) for key, item in value.items()}
+    return value
+
+
+@pytest.mark.parametrize("part", ["rows", "head", "tables"])
+def test_a_cache_of_the_wrong_types_is_not_used(part: str, make_content, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A cache folder holding valid JSON of the wrong types (as a pull request could add)
+    gives no traceback from code trusting those types later: the build equals a clean one."""
+    import json
+    import sqlite3
+
+    related = valid_record("00000000000000b2", "other widget") + "related: ['0123456789abcdef']\n"
+    content = make_content({"errors/a.yaml": valid_record(), "errors/b.yaml": related})
+    out, cache = tmp_path / "site", tmp_path / "cache"
+    build_args = [*ERRPAGES, "build", "--content", str(content), "--out", str(out)]
+    build_args += ["--cache-dir", str(cache)]
+    first = subprocess.run(build_args, capture_output=True, text=True, cwd=tmp_path, check=False)
+    assert first.returncode == 0, first.stderr
+    database = next(cache.glob("build-*.sqlite"))
+    head = database.with_suffix(".headdata")
+    if part == "rows":
+        with sqlite3.connect(database) as db:
+            for file, data in db.execute("SELECT file, meta FROM entries").fetchall():
+                crafted = json.dumps(wrong_types(json.loads(data)))
+                db.execute("UPDATE entries SET meta = ? WHERE file = ?", (crafted, file))
+    else:
+        kept, tables = head.read_bytes().split(b"\n", 1)
+        if part == "head":
+            kept = json.dumps(wrong_types(json.loads(kept))).encode()
+        else:
+            tables = json.dumps(wrong_types(json.loads(tables))).encode()
+        head.write_bytes(kept + b"\n" + tables)
+    # A changed title: b's page, which links to a, is made again from b's cached record.
+    (content / "errors" / "a.yaml").write_text(valid_record(message="worse widget"))
+    again = subprocess.run(build_args, capture_output=True, text=True, cwd=tmp_path, check=False)
+    assert again.returncode == 0, again.stderr
+    assert "Traceback" not in again.stderr
+    clean = tmp_path / "clean"
+    subprocess.run(
+        [*ERRPAGES, "build", "--content", str(content), "--out", str(clean), "--no-cache"],
+        capture_output=True,
+        check=True,
+        cwd=tmp_path,
+    )
+    assert tree_bytes(out) == tree_bytes(clean)
