@@ -265,7 +265,7 @@ def load_site(
         config, theme_dir = read_settings(loaded, options, report)
         fresh, problems = validate_all(loaded, jobs)
         report.diagnostics += problems + loaded.problems + loaded.snippets.diagnostics
-        store = RecordStore(fresh, cache.read_record if cache else None)
+        store = RecordStore(fresh, partial(reused_record, cache, loaded) if cache else None)
         records = [*loaded.reused, *map(summarize, fresh)]
         if cache is not None:
             remember_records(cache, loaded, fresh)
@@ -324,6 +324,21 @@ def validate_all(loaded: LoadedContent, jobs: int) -> tuple[list[Record], list[D
         _SNIPPETS = None
     records.sort(key=lambda record: record.file)
     return records, diagnostics
+
+
+def reused_record(cache: BuildCache, loaded: LoadedContent, record_file: str) -> Record:
+    """A record unchanged since the cached build: the cache's copy or, when the cache holds
+    none it can use, its file validated again."""
+    record = cache.read_record(record_file)
+    if record is not None:
+        return record
+    path = loaded.root / "errors" / record_file[len(cache.records_folder) :]
+    for document, _ in parse_files([(path, record_file)]):
+        if document is not None:
+            record, _ = validate_document(document, loaded.snippets)
+    if record is None:
+        raise ValueError(f"{record_file}: changed while the site was built; build again")
+    return record
 
 
 def remember_records(cache: BuildCache, loaded: LoadedContent, fresh: list[Record]) -> None:

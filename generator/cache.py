@@ -3,10 +3,10 @@
 It lives in one folder (`.errpages-cache/` by default, `--cache-dir` to move
 it): per output folder and set of options, a SQLite database (`.sqlite`), a
 head file (`.headdata`: JSON of known data types, and of its tables; see
-`plaindata`) and a small summary (`.head`). Everything read back is checked
-against the types it is declared with (`plaindata.conform`): a cache folder a
-pull request added, or one damaged, holds nothing the build trusts unchecked. `--no-cache` neither
-reads nor writes it. Anything that could change the output is part of a key:
+`plaindata`) and a small summary (`.head`). Nothing in it is marshal or pickle,
+and everything read back is checked against the types it is declared with
+(`plaindata.conform`): a cache folder a pull request added, or one damaged, is
+not used rather than trusted. `--no-cache` neither reads nor writes it. Anything that could change the output is part of a key:
 record and snippet files (by size, mtime and inode), site settings, every
 theme file, and errpages' own code, so a change to any of them shows up.
 
@@ -141,18 +141,22 @@ class BuildCache:
             }
         return self.known_versions
 
-    def read_record(self, record_file: str) -> Record:
-        """A full record the build did not validate, from its row (the cache knows every one)."""
+    def read_record(self, record_file: str) -> Record | None:
+        """A full record the build did not validate, from its row; None when the cache holds
+        no usable copy (damaged, or not of errpages' making)."""
         record = self.fresh.get(record_file)
         if record is not None:
             return record
-        assert self.db is not None, "a cached record without a database"
-        row = self.db.execute(
-            "SELECT data FROM records WHERE file = ?", (record_file[len(self.records_folder) :],)
-        ).fetchone()
-        if row is None:
-            raise KeyError(record_file)
-        loaded: Record = plaindata.loads(row[0], Record)
+        if self.db is None:
+            return None
+        try:
+            row = self.db.execute(
+                "SELECT data FROM records WHERE file = ?",
+                (record_file[len(self.records_folder) :],),
+            ).fetchone()
+            loaded: Record = plaindata.loads(row[0], Record)
+        except (sqlite3.Error, TypeError, ValueError):  # TypeError: no such row
+            return None
         return loaded if loaded.file == record_file else renamed(loaded, record_file)
 
     def next_save_token(self) -> str:

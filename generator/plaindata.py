@@ -139,6 +139,7 @@ def conform(value: Any, kind: Any) -> Any:
 
 
 Convert = Callable[[Any], Any]
+SCALARS = (str, int, float, bool, type(None))
 
 
 def wrong(value: Any, kind: Any) -> ValueError:
@@ -151,18 +152,21 @@ def converter(kind: Any) -> Convert:
     origin, args = get_origin(kind), get_args(kind)
     if kind is Any:
         return lambda value: value
-    if kind in (str, int, float, bool, type(None)):
+    if kind in SCALARS:
         return scalar(kind)
     if origin in (Union, types.UnionType):
         return union([converter(arg) for arg in args], kind)
+    if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
+        return homogeneous(tuple, args[0], kind)
     if origin is tuple:
-        return sequence(tuple, args, kind)
+        return fixed(tuple, args, kind)
     if origin in (list, frozenset, set):
-        return sequence(origin, args, kind)
+        return homogeneous(origin, args[0], kind)
     if origin is dict:
         return mapping(converter(args[0]), converter(args[1]), kind)
     if isinstance(kind, type) and issubclass(kind, tuple) and hasattr(kind, "_fields"):
-        return named_tuple(kind)
+        hints = tuple(get_type_hints(kind).values())
+        return fixed(lambda items: tuple.__new__(kind, items), hints, kind)
     if dataclasses.is_dataclass(kind):
         return data_class(kind)
     if isinstance(kind, type) and issubclass(kind, Enum):
@@ -183,7 +187,11 @@ def scalar(kind: type) -> Convert:
 
 
 def union(options: list[Convert], kind: Any) -> Convert:
+    optional = type(None) in get_args(kind)
+
     def convert(value: Any) -> Any:
+        if value is None and optional:
+            return None
         for option in options:
             try:
                 return option(value)
@@ -194,24 +202,39 @@ def union(options: list[Convert], kind: Any) -> Convert:
     return convert
 
 
-def sequence(make: Any, args: tuple[Any, ...], kind: Any) -> Convert:
-    if make is tuple and len(args) == 2 and args[1] is Ellipsis:
-        args = (args[0],)
-        fixed = False
-    else:
-        fixed = make is tuple
-    parts = [converter(arg) for arg in args]
-    item = parts[0] if parts else None
+def homogeneous(make: Any, item_kind: Any, kind: Any) -> Convert:
+    item = converter(item_kind)
+    plain = item_kind if item_kind in (str, int, bool) else None
 
     def convert(value: Any) -> Any:
-        if not isinstance(value, (list, tuple, set, frozenset)):
+        if type(value) not in (list, tuple, set, frozenset):
             raise wrong(value, kind)
-        if fixed:
-            if len(value) != len(parts):
-                raise wrong(value, kind)
-            return tuple(part(v) for part, v in zip(parts, value, strict=True))
-        assert item is not None
-        return make(item(v) for v in value)
+        if plain is not None:
+            for v in value:
+                if type(v) is not plain:
+                    raise wrong(v, item_kind)
+            return make(value)
+        return make([item(v) for v in value])
+
+    return convert
+
+
+def fixed(make: Any, kinds: tuple[Any, ...], kind: Any) -> Convert:
+    size = len(kinds)
+    plain = [(i, k) for i, k in enumerate(kinds) if k in (str, int, bool)]
+    nested = [(i, converter(k)) for i, k in enumerate(kinds) if k not in (str, int, bool)]
+
+    def convert(value: Any) -> Any:
+        if isinstance(value, tuple):  # rebuilt by `loads` rather than read as JSON
+            value = list(value)
+        if type(value) is not list or len(value) != size:
+            raise wrong(value, kind)
+        for i, k in plain:
+            if type(value[i]) is not k:
+                raise wrong(value[i], k)
+        for i, part in nested:
+            value[i] = part(value[i])
+        return make(value)
 
     return convert
 
@@ -221,17 +244,6 @@ def mapping(key: Convert, item: Convert, kind: Any) -> Convert:
         if not isinstance(value, dict):
             raise wrong(value, kind)
         return {key(k): item(v) for k, v in value.items()}
-
-    return convert
-
-
-def named_tuple(kind: type) -> Convert:
-    parts = [converter(hint) for hint in get_type_hints(kind).values()]
-
-    def convert(value: Any) -> Any:
-        if not isinstance(value, (list, tuple)) or len(value) != len(parts):
-            raise wrong(value, kind)
-        return tuple.__new__(kind, [part(v) for part, v in zip(parts, value, strict=True)])
 
     return convert
 

@@ -13,6 +13,7 @@ import re
 import resource
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from html.parser import HTMLParser
 from pathlib import Path
@@ -534,7 +535,7 @@ def wrong_types(value: Any) -> Any:
     return value
 
 
-@pytest.mark.parametrize("part", ["rows", "head", "tables"])
+@pytest.mark.parametrize("part", ["nothing", "rows", "records", "unknown type", "head", "tables"])
 def test_a_cache_of_the_wrong_types_is_not_used(part: str, make_content, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """A cache folder holding valid JSON of the wrong types (as a pull request could add)
     gives no traceback from code trusting those types later: the build equals a clean one."""
@@ -542,7 +543,13 @@ def test_a_cache_of_the_wrong_types_is_not_used(part: str, make_content, tmp_pat
     import sqlite3
 
     related = valid_record("00000000000000b2", "other widget") + "related: ['0123456789abcdef']\n"
-    content = make_content({"errors/a.yaml": valid_record(), "errors/b.yaml": related})
+    other = valid_record("00000000000000c3", "third widget")
+    content = make_content(
+        {"errors/a.yaml": valid_record(), "errors/b.yaml": related, "errors/c.yaml": other}
+    )
+    an_hour_ago = time.time() - 3600  # not written in the cache's own moment: b and c are reused
+    for name in ("b.yaml", "c.yaml"):
+        os.utime(content / "errors" / name, (an_hour_ago, an_hour_ago))
     out, cache = tmp_path / "site", tmp_path / "cache"
     build_args = [*ERRPAGES, "build", "--content", str(content), "--out", str(out)]
     build_args += ["--cache-dir", str(cache)]
@@ -550,12 +557,17 @@ def test_a_cache_of_the_wrong_types_is_not_used(part: str, make_content, tmp_pat
     assert first.returncode == 0, first.stderr
     database = next(cache.glob("build-*.sqlite"))
     head = database.with_suffix(".headdata")
-    if part == "rows":
+    if part in ("rows", "records", "unknown type"):
+        table, column = ("entries", "meta") if part == "rows" else ("records", "data")
         with sqlite3.connect(database) as db:
-            for file, data in db.execute("SELECT file, meta FROM entries").fetchall():
-                crafted = json.dumps(wrong_types(json.loads(data)))
-                db.execute("UPDATE entries SET meta = ? WHERE file = ?", (crafted, file))
-    else:
+            for file, data in db.execute(f"SELECT file, {column} FROM {table}").fetchall():
+                if part == "unknown type":
+                    crafted = data.replace(b'"data":"Record"', b'"data":"Popen"')
+                    assert crafted != data
+                else:
+                    crafted = json.dumps(wrong_types(json.loads(data))).encode()
+                db.execute(f"UPDATE {table} SET {column} = ? WHERE file = ?", (crafted, file))
+    elif part != "nothing":
         kept, tables = head.read_bytes().split(b"\n", 1)
         if part == "head":
             kept = json.dumps(wrong_types(json.loads(kept))).encode()
@@ -567,6 +579,8 @@ def test_a_cache_of_the_wrong_types_is_not_used(part: str, make_content, tmp_pat
     again = subprocess.run(build_args, capture_output=True, text=True, cwd=tmp_path, check=False)
     assert again.returncode == 0, again.stderr
     assert "Traceback" not in again.stderr
+    if part == "nothing":  # the cache is used: c's page is kept, b's made from its cached record
+        assert "2 rendered, 1 unchanged" in again.stdout, again.stdout
     clean = tmp_path / "clean"
     subprocess.run(
         [*ERRPAGES, "build", "--content", str(content), "--out", str(clean), "--no-cache"],
