@@ -6,9 +6,10 @@ head file (`.headdata`: JSON of known data types, and of its tables; see
 `plaindata`) and a small summary (`.head`). Nothing in it is marshal or pickle,
 and everything read back is checked against the types it is declared with
 (`plaindata.conform`): a cache folder a pull request added, or one damaged, is
-not used rather than trusted. `--no-cache` neither reads nor writes it. Anything that could change the output is part of a key:
-record and snippet files (by size, mtime and inode), site settings, every
-theme file, and errpages' own code, so a change to any of them shows up.
+not used rather than trusted. `--no-cache` neither reads nor writes it.
+Anything that could change the output is part of a key: record and snippet
+files (by size, mtime and inode), site settings, every theme file, and
+errpages' own code, so a change to any of them shows up.
 
 The head holds what concerns the whole site (settings key, the output's file
 hashes, site-wide pages' inputs, where each line of the dump is). The
