@@ -57,7 +57,6 @@ from generator.links import link_records, retitled
 from generator.listing import (
     ContentFiles,
     display_path,
-    early_listing,
     list_content,
     shown_records_folder,
 )
@@ -163,7 +162,6 @@ class BuildReport:
     timings: dict[str, float] = field(default_factory=dict)
     written: bool = False
     unchanged: bool = False  # a no-op build: nothing read, nothing written
-    listed_early: bool = False  # the content folder was listed while the process started
     records_read: int = 0  # record files read and validated; the others' rows were kept
     pages_rendered: int = 0
     pages_kept: int = 0
@@ -1001,9 +999,7 @@ def build_into(
     cache_path = cache_file(cache_dir, out_dir, options.key()) if cache_dir and out_dir else None
     with collector_paused():  # from here on (the listing is tens of thousands of objects)
         with timed(report, "list"):
-            listing = early_listing(content_root)
-            report.listed_early = listing is not None
-            listing = listing or list_content(content_root)
+            listing = list_content(content_root)
         themes = theme_folders(content_root)
         inputs = inputs_fingerprint(content_root, options, listing.digest, themes)
         site_identity = folder_identity(out_dir) if out_dir is not None else None

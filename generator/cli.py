@@ -25,7 +25,7 @@ from generator.build import (
     theme_folders,
 )
 from generator.diagnostics import Diagnostic, Level, plural, printable
-from generator.listing import display_path, stop_early_listing
+from generator.listing import display_path
 from generator.model import SiteConfig
 
 # Each command imports what only it needs (scanning, pinning, serving, ...) when it runs:
@@ -210,8 +210,6 @@ def build_command(
     if verbose:
         for stage, seconds in report.timings.items():
             click.echo(f"  {stage:<9} {seconds * 1000:8.1f} ms", err=True)
-        if report.listed_early:
-            click.echo("  (the content folder was listed while errpages started)", err=True)
     elapsed = time.perf_counter() - started
     if report.unchanged:
         if not quiet:
@@ -811,14 +809,10 @@ def schema_command(write_to: Path | None) -> None:
 
 
 def main() -> None:
-    """Run the command line, then end the process without tearing the interpreter down.
+    """Run the command line, then end the process without tearing the interpreter down:
+    freeing a large build's objects one by one is slow, and the memory goes back whole.
 
-    Freeing a build's objects one by one at exit took 0.1 s at ten thousand
-    errors: a tenth of a build that changed one record. The process is ending,
-    so its memory goes back to the system whole instead. Output is flushed
-    first, and nothing errpages started is left running by then (each build
-    closes its worker pools, a listing child not taken is stopped; the
-    background deletion is detached on purpose).
+    Output is flushed first; each build has closed its worker pool by then.
     """
     try:
         cli(prog_name="errpages")
@@ -829,7 +823,6 @@ def main() -> None:
         else:
             print(exc.code, file=sys.stderr)
             status = 1
-    stop_early_listing()
     try:
         sys.stdout.flush()
         sys.stderr.flush()

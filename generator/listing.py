@@ -1,26 +1,13 @@
 """List stage: every file under content/, stat'ed once, for the fingerprint and the loader.
 
-At tens of thousands of records, listing the content folder is much of a
-build that changes one record, and so is starting Python and importing the
-rendering libraries (0.15 s). Neither needs the other, so `errpages build`
-starts the listing in a child process before anything else is imported
-(`start_early_listing`, called by the entry point) and the build takes it
-when it gets there (`early_listing`). This module imports only light parts
-of the standard library, so the child is forked at once and lists from a
-small process; what is wrong in the folder comes back as plain text
-(`ContentFiles.problems`) for the loader to report.
+What is wrong in the folder comes back as plain text (`ContentFiles.problems`)
+for the loader to report.
 """
 
 from __future__ import annotations
 
 import bisect
-import gc
-import marshal
 import os
-import signal
-from array import array
-from contextlib import suppress
-from itertools import repeat
 from operator import attrgetter
 from pathlib import Path
 from typing import NamedTuple
@@ -176,135 +163,3 @@ def linked_within(
 def is_within(path: str, folder: str) -> bool:
     """Whether a resolved path is the folder or below it."""
     return os.path.commonpath([path, folder]) == folder
-
-
-# The listing started when the process did: the folder named as the build will name it,
-# and the child listing it. Taken once, by the build it was started for.
-_early: tuple[str, EarlyChild] | None = None
-
-
-def start_early_listing(args: list[str]) -> None:
-    """For `errpages build`, start listing the content folder in a child now, before the
-    rendering libraries are imported: the two run side by side.
-
-    The folder is read from the arguments as the command line will read them;
-    the build uses the listing only if it names the very same folder.
-    """
-    global _early
-    if args[:1] != ["build"] or not hasattr(os, "fork") or not hasattr(os, "memfd_create"):
-        return
-    root = str(Path(content_argument(args[1:])))
-    _early = (root, EarlyChild(root))
-
-
-def content_argument(args: list[str]) -> str:
-    """The `--content` folder among a build's arguments (the last one given, as click takes
-    it), or the default."""
-    root = "content"
-    for index, arg in enumerate(args):
-        if arg == "--":
-            break
-        if arg == "--content" and index + 1 < len(args):
-            root = args[index + 1]
-        elif arg.startswith("--content="):
-            root = arg.removeprefix("--content=")
-    return root
-
-
-def early_listing(content_root: Path) -> ContentFiles | None:
-    """The listing started with the process, if it was of this folder (named the same way);
-    None if there is none, it was of another folder, or the child failed. Given once."""
-    global _early
-    if _early is None:
-        return None
-    root, child = _early
-    _early = None
-    if root != str(content_root):
-        child.stop()
-        return None
-    return child.result()
-
-
-def packed_files(files: list[FoundFile]) -> tuple[str, bytes, bytes, bytes]:
-    """The files as their names in one string and their stats in three arrays: a child's
-    listing of 200,000 files went to the parent as tuples in 0.37 s, these take a few ms."""
-    names = "\0".join(found.name for found in files)  # no file name holds a NUL
-    sizes, mtimes, inodes = (array("q"), array("q"), array("Q"))
-    for _, _, (size, mtime, inode) in files:
-        sizes.append(size)
-        mtimes.append(mtime)
-        inodes.append(inode)
-    return names, sizes.tobytes(), mtimes.tobytes(), inodes.tobytes()
-
-
-def unpacked_files(
-    content_root: str, names: str, sizes: bytes, mtimes: bytes, inodes: bytes
-) -> list[FoundFile]:
-    """The files `packed_files` packed; each one's path is the folder's and its name, as
-    `list_content` makes it. Raises ValueError if the parts do not fit together."""
-    listed = names.split("\0") if names else []
-    stats = zip(array("q", sizes), array("q", mtimes), array("Q", inodes), strict=True)
-    folder = os.path.join(content_root, "")
-    paths = [folder + name for name in listed]
-    # tuple.__new__ makes each named tuple without a Python call (a tenth of a second at 200,000).
-    return list(map(tuple.__new__, repeat(FoundFile), zip(paths, listed, stats, strict=True)))
-
-
-def stop_early_listing() -> None:
-    """End a listing child the build never took (it failed before listing, or another command
-    ran): the process is ending, and a child listing a large folder would go on alone."""
-    global _early
-    if _early is not None:
-        _early[1].stop()
-        _early = None
-
-
-class EarlyChild:
-    """A child process listing the content folder; the listing comes back in an anonymous
-    in-memory file, marshalled (names, stats and problems: quick to write and to read).
-
-    `parallel.Helper` does this for any work, but importing it (with
-    multiprocessing and tempfile) would hold the fork back by 25 ms, a fifth
-    of the time the listing has. Files are sent by name and stat: each one's
-    path is the folder's path and its name, as `list_content` makes it.
-    """
-
-    def __init__(self, content_root: str) -> None:
-        self.content_root = content_root
-        self.fd = os.memfd_create("errpages-listing")
-        self.pid = os.fork()
-        if self.pid == 0:  # the child: list, send, and leave at once (no cleanup of the parent's)
-            try:
-                gc.disable()  # it frees nothing before it ends; collections only walk the listing
-                listing = list_content(Path(content_root))
-                data = marshal.dumps(
-                    (*packed_files(listing.files), listing.problems, listing.digest)
-                )
-                while data:
-                    data = data[os.write(self.fd, data) :]
-            finally:
-                os._exit(0)
-
-    def result(self) -> ContentFiles | None:
-        """The listing, or None if the child ended without sending all of it."""
-        try:
-            os.waitpid(self.pid, 0)
-            with open(self.fd, "rb") as stream:  # the same open file: read from its start
-                stream.seek(0)
-                data = stream.read()
-        except OSError:
-            return None
-        try:
-            names, sizes, mtimes, inodes, problems, digest = marshal.loads(data)
-            files = unpacked_files(self.content_root, names, sizes, mtimes, inodes)
-        except (EOFError, ValueError, TypeError):
-            return None
-        return ContentFiles(files, problems, digest)
-
-    def stop(self) -> None:
-        """Not wanted after all: end the child and leave nothing behind."""
-        with suppress(OSError):
-            os.kill(self.pid, signal.SIGKILL)
-        with suppress(OSError):
-            os.waitpid(self.pid, 0)
-        os.close(self.fd)
