@@ -13,32 +13,24 @@ import hashlib
 import os
 import re
 import time
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
-from typing import BinaryIO, NamedTuple
+from typing import BinaryIO
 
 from jinja2 import Environment, TemplateError, TemplateSyntaxError
 
 from generator import urls
 from generator.cache import (
-    CACHE_FORMAT,
     BuildCache,
     RecordEntry,
-    Row,
     UnitEntry,
     cache_file,
-    cache_summary,
     code_version,
     folder_identity,
     load_cache,
-    read_search_parts,
-    rows_for_helper,
-    save_search_parts,
-    saved_token,
-    spare_check,
     tree_fingerprint,
     unchanged_since,
 )
@@ -67,20 +59,17 @@ from generator.model import (
     RecordSummary,
     Site,
     SiteConfig,
-    TextFile,
     summarize,
 )
 from generator.outputs import OutputFile
 from generator.outputs.api import api_files, errors_index, index_entry
 from generator.outputs.assets import asset_files
 from generator.outputs.hosting import (
-    HeldDump,
     Layout,
     dump_identity,
     dump_stat,
     hosting_files,
     ndjson_plan,
-    patch_ndjson,
     redirect_files,
     sitemap_xml,
     source_date,
@@ -91,35 +80,20 @@ from generator.outputs.records import (
     RenderTask,
     kept_units,
     record_extras,
-    record_words,
     render_units,
     unit_entry,
 )
 from generator.outputs.search import (
-    IndexParts,
-    index_file,
-    index_parts,
     search_files,
-    updated_parts,
 )
 from generator.outputs.write import (
-    FolderCheck,
     OutputBusy,
-    Patch,
-    Spare,
     Staging,
     check_collisions,
     check_output_folder,
     output_lock,
-    spare_folder,
 )
 from generator.parallel import (
-    FORK_WORTH,
-    Background,
-    Helper,
-    Then,
-    WaitingHelper,
-    WorkerPool,
     collector_paused,
     fork_map,
 )
@@ -292,34 +266,27 @@ def load_site(
     return site, theme_dir
 
 
-_SNIPPETS: Mapping[str, TextFile] | None = None
-
-
-def _validate_chunk(files: list[tuple[Path, str]]) -> list[tuple[Record | None, list[Diagnostic]]]:
-    assert _SNIPPETS is not None
-    results: list[tuple[Record | None, list[Diagnostic]]] = []
-    for document, problems in parse_files(files):
-        if document is None:
-            results.append((None, problems))
-        else:
-            record, found = validate_document(document, _SNIPPETS)
-            results.append((record, problems + found))
-    return results
-
-
 def validate_all(loaded: LoadedContent, jobs: int) -> tuple[list[Record], list[Diagnostic]]:
     """Read, parse and validate the record files not reused from the cache, in parallel."""
-    global _SNIPPETS
-    _SNIPPETS = loaded.snippets
+
+    def validate_chunk(
+        files: list[tuple[Path, str]],
+    ) -> list[tuple[Record | None, list[Diagnostic]]]:
+        results: list[tuple[Record | None, list[Diagnostic]]] = []
+        for document, problems in parse_files(files):
+            if document is None:
+                results.append((None, problems))
+            else:
+                record, found = validate_document(document, loaded.snippets)
+                results.append((record, problems + found))
+        return results
+
     records: list[Record] = []
     diagnostics: list[Diagnostic] = []
-    try:
-        for record, problems in fork_map(_validate_chunk, loaded.pending, jobs):
-            diagnostics += problems
-            if record is not None:
-                records.append(record)
-    finally:
-        _SNIPPETS = None
+    for record, problems in fork_map(validate_chunk, loaded.pending, jobs):
+        diagnostics += problems
+        if record is not None:
+            records.append(record)
     records.sort(key=lambda record: record.file)
     return records, diagnostics
 
@@ -479,7 +446,7 @@ def render_records(
     plan: Plan,
     staging: Staging,
     cache: BuildCache,
-    pool: WorkerPool,
+    jobs: int,
     report: BuildReport,
     progress: Progress | None = None,
 ) -> dict[str, UnitEntry]:
@@ -492,7 +459,7 @@ def render_records(
         progress(len(units), total)
     by_id = {record.id: record for record in to_render}
     try:
-        for result in render_units(pool, task, site, to_render):
+        for result in render_units(task, site, to_render, jobs):
             summary = by_id[result.record_id]
             units[result.record_id] = unit_entry(site, summary, cache.version(summary.file), result)
             for path, _ in result.files:  # perhaps written by a worker: note it here
@@ -516,17 +483,14 @@ def stage_site_files(
     report: BuildReport,
     old_layout: Layout,
     layout: Layout,
-    search_index: SearchIndex | None = None,
     memo: PageMemo | None = None,
-    held_dump: HeldDump | None = None,
     listed_as_before: bool = False,
 ) -> dict[str, str]:
     """Stage the site-wide files, the search index and the hosting files; check page links.
 
-    `layout` is filled with where each error's line went in api/errors.ndjson. `search_index`:
-    the search index, when a child started making it early. `memo`: what the
-    site-wide pages were made from, to remember their links in. `held_dump`: what the
-    cache knows of the spare's dump. `listed_as_before`: see `listings_as_before`.
+    `layout` is filled with where each error's line went in api/errors.ndjson. `memo`: what the
+    site-wide pages were made from, to remember their links in. `listed_as_before`: see
+    `listings_as_before`.
     """
     written: dict[str, str] = {}
     if not plan.global_shard:
@@ -538,31 +502,17 @@ def stage_site_files(
             other_shards[record.id], other_words[record.id] = record_extras(
                 site, site.record(record)
             )
-    # The search index is made in a child, beside the rest, when there are many errors and
-    # few were rendered (a child of a process holding every full record, as a clean build
-    # does, would copy much of it as it reads).
-    work = partial(search_index_files, site, units, other_words)
-    worth = len(site.records) >= FORK_WORTH and report.pages_rendered * 10 <= len(site.records)
-    with search_index or Helper[list[OutputFile] | None](work, worth=worth) as helper:
-        # The dump is mostly kernel work (writing into the spare's copy, copying runs of the
-        # live one): a thread does it meanwhile.
-        dump = Background(
-            stage_dump, site, staging, units, other_shards, old_layout, layout, held_dump
-        )
-        try:
-            hosting = hosting_files(site, env)
-            stage_checked([*plan.site_files, *hosting], plan, staging, report, written, memo)
-            listings, carried = listing_files(
-                site, units, memo, listed_as_before, staging.holds.get
-            )
-            stage_checked(listings, plan, staging, report, written)
-            written.update(carried)
-            made = helper.result()  # None: an early child found a record it could not index
-            stage_checked(work() if made is None else made, plan, staging, report, written)
-        except TemplateError as exc:
-            report.diagnostics.append(template_diagnostic(exc, theme_dir))
-        finally:
-            written[urls.ERRORS_NDJSON] = dump.result()
+    try:
+        hosting = hosting_files(site, env)
+        stage_checked([*plan.site_files, *hosting], plan, staging, report, written, memo)
+        listings, carried = listing_files(site, units, memo, listed_as_before, staging.holds.get)
+        stage_checked(listings, plan, staging, report, written)
+        written.update(carried)
+        search = search_index_files(site, units, other_words)
+        stage_checked(search, plan, staging, report, written)
+    except TemplateError as exc:
+        report.diagnostics.append(template_diagnostic(exc, theme_dir))
+    written[urls.ERRORS_NDJSON] = stage_dump(site, staging, units, other_shards, old_layout, layout)
     return written
 
 
@@ -604,12 +554,10 @@ def stage_dump(
     other_shards: dict[str, str],
     old_layout: Layout,
     layout: Layout,
-    held_dump: HeldDump | None = None,
 ) -> str:
     """Stage api/errors.ndjson; its hash. Each error's line is its JSON file; an unchanged
     one is copied from the previous dump, when that is still the file the last build
-    wrote (old_layout says so). `held_dump`: the stats and layout of the dump the spare
-    holds (the one before the previous), which is changed in place when it is still so."""
+    wrote (old_layout says so)."""
     line_shas: dict[str, str] = {}
     unchanged: set[str] = set()
     previous = staging.previous
@@ -646,32 +594,11 @@ def stage_dump(
             tail_pieces, _ = ndjson_plan(tail, line_length, old_layout, unchanged, start)
         write_ndjson(stream, tail, tail_pieces, line, old_dump)
 
-    patch: Patch | None = None
-    if held_dump is not None:
-        held_stat, held_layout = held_dump
-        held = staging.holds  # the spare's JSON files: its dump's lines
-
-        def same_line(record_id: str) -> bool:
-            return held.get(urls.error_json(record_id)) == line_shas[record_id]
-
-        patch = (
-            held_stat,
-            partial(
-                patch_ndjson,
-                records=records,
-                layout=new_layout,
-                held_layout=held_layout,
-                same_line=same_line,
-                line=line,
-                write_from=write_from,
-            ),
-        )
     return staging.put_written(
         urls.ERRORS_NDJSON,
         partial(write_from, index=0),
         dump_identity(site, line_shas.__getitem__),
         live_intact=bool(old_layout),
-        patch=patch,
     )
 
 
@@ -703,161 +630,6 @@ def check_cache_folder(cache_dir: Path, out_dir: Path) -> list[Diagnostic]:
     return []
 
 
-SearchIndex = WaitingHelper[list[OutputFile] | None]
-
-
-def early_search_helper(state: BuildState) -> AbstractContextManager[SearchIndex | None]:
-    """Fork the child that will make the search index now, before the cache is loaded.
-
-    It reads the cache's rows itself, beside this process, and waits to be
-    told which errors the site has and which were read afresh
-    (`early_search_index`). Forked later, from this process holding the
-    loaded cache, it cost this process a page copy for most pages it wrote
-    afterwards (tens of thousands at ten thousand errors). Worth it at
-    thousands of record files, when there is a cache to read; not in a
-    sharded build.
-    """
-    if (
-        state.cache_path is None
-        or state.out_dir is None
-        or state.options.shard != (1, 1)
-        or not WaitingHelper.available()
-        or not state.cache_path.is_file()
-        or len(state.listing.under("errors")[0]) < FORK_WORTH
-    ):
-        return nullcontext()
-    return WaitingHelper(
-        partial(
-            search_index_when_told,
-            state.cache_path,
-            state.code,
-            shown_records_folder(state.content_root),
-        )
-    )
-
-
-def early_search_index(
-    site: Site, cache: BuildCache, helper: SearchIndex | None
-) -> SearchIndex | None:
-    """Have the early child make the search index now, when nothing this build is about to
-    render can change it; or tell it it is not needed.
-
-    An error's entry in it (its meaning words) depends on its record alone:
-    an unchanged record's come from its cached unit, a record validated by
-    this build has them worked out by the child. So the child runs beside
-    planning, rendering and staging instead of after them (it is the largest
-    of the indexes over every error; the errors index and the sitemap are
-    made by the parent meanwhile, in `stage_site_files`). Worth it when few
-    records changed and nearly all have a unit (not after new settings).
-    """
-    if helper is None:
-        return None
-    records, fresh = site.records, cache.fresh
-    if (
-        len(records) < FORK_WORTH
-        or len(fresh) * 10 > len(records)
-        or len(cache.units) + len(fresh) < len(records)
-        or not cache.token
-    ):
-        helper.cancel()
-        return None
-    read_again = {r.file: (r, fresh[r.file]) for r in records if r.file in fresh}
-    files = [r.file for r in records]
-    # What the last build's index counted of the errors read again or gone: the words of the
-    # units in their rows (the early child makes the index from its parts with them).
-    rows = cache.rows or {}
-    earlier = {
-        file: unit.meaning_words
-        for file in (rows.keys() - set(files)) | read_again.keys()
-        if (unit := rows.get(file, (None, None))[1]) is not None
-    }
-    next_token = cache.next_save_token()
-    helper.send(SearchIndexOrder(cache.token, files, read_again, earlier, next_token))
-    return helper
-
-
-class SearchIndexOrder(NamedTuple):
-    """What the early search index child is told: which cache it must have read (the head's
-    token), the errors by record file in the site's order, and the records read afresh."""
-
-    token: str
-    files: list[str]
-    read_again: dict[str, tuple[RecordSummary, Record]]  # by file: its summary, its record
-    earlier_words: dict[str, str]  # by file: the words the last build's index counted
-    next_token: str  # the token the cache will be saved with
-
-
-def search_index_when_told(
-    cache_path: Path,
-    code: str,
-    records_folder: str,
-    receive: Callable[[], SearchIndexOrder | None],
-) -> list[OutputFile] | Then[list[OutputFile] | None] | None:
-    """In the early child: take the index's parts the last such child kept, when they are
-    those of the cache being read; else read the cache's rows. Wait for the order, make the
-    index (from the parts when they hold); then, once it is sent, keep its parts under the
-    token the build will save the cache with."""
-    saved = read_search_parts(cache_path, code)
-    read = None
-    if saved is None or saved[0] != saved_token(cache_path):
-        read = rows_for_helper(cache_path, code, records_folder)
-    order = receive()
-    if order is None:
-        return None
-    made = None
-    if saved is not None and saved[0] == order.token:
-        made = search_index_from_parts(saved[1], order)
-    if made is None:
-        read = read or rows_for_helper(cache_path, code, records_folder)
-        if read is None or read[0] != order.token:
-            return None
-        made = search_index_from_rows(read[1], order)
-    if made is None:
-        return None
-    index, parts = made
-    return Then(index, partial(save_search_parts, cache_path, code, order.next_token, parts))
-
-
-# The search index file and its parts.
-SearchIndexMade = tuple[list[OutputFile], IndexParts]
-
-
-def search_index_from_parts(parts: IndexParts, order: SearchIndexOrder) -> SearchIndexMade | None:
-    """The search index from the last build's parts, the entries of the records read afresh
-    made again (`updated_parts`); None when the parts do not hold."""
-    again, earlier = order.read_again, order.earlier_words
-    leaving = (parts.docs.keys() - set(order.files)) | (again.keys() & parts.docs.keys())
-    if not (leaving <= earlier.keys() and all(f in parts.docs or f in again for f in order.files)):
-        return None
-    redo = {file: (summary, record_words(record)) for file, (summary, record) in again.items()}
-    updated = updated_parts(parts, order.files, redo, earlier.__getitem__)
-    return None if updated is None else (hashed([index_file(updated)]), updated)
-
-
-def search_index_from_rows(rows: dict[str, Row], order: SearchIndexOrder) -> SearchIndexMade | None:
-    """The search index from each error's cached row (its summary, and the meaning words of
-    the unit rendered from that very version) or its record read afresh, made whole, with
-    its parts; None when an error has neither (it is rendered again for another reason: the
-    index is made later)."""
-    records: list[RecordSummary] = []
-    words: dict[str, str] = {}
-    for file in order.files:
-        if file in order.read_again:
-            summary, record = order.read_again[file]
-            words[file] = record_words(record)
-        else:
-            entry, unit = rows.get(file, (None, None))
-            if entry is None or unit is None:
-                return None
-            # (a row's unit is the one rendered from its file: the name needs no check)
-            if unit.version[1:] != (entry.stat, entry.snippet_stat):
-                return None
-            summary, words[file] = entry.summary, unit.meaning_words
-        records.append(summary)
-    parts = index_parts(records, words)
-    return hashed([index_file(parts)]), parts
-
-
 def search_index_files(
     site: Site, units: dict[str, UnitEntry], other_words: dict[str, str]
 ) -> list[OutputFile]:
@@ -867,7 +639,7 @@ def search_index_files(
 
 
 def hashed(files: list[OutputFile]) -> list[OutputFile]:
-    """Files with their hashes (taken in a helper process, beside the rest of the build)."""
+    """Files with their hashes."""
     return [replace(file, sha=hashlib.sha256(file.content).hexdigest()) for file in files]
 
 
@@ -985,7 +757,7 @@ def build_into(
     content_root: Path, out_dir: Path | None, options: BuildOptions, report: BuildReport
 ) -> BuildReport:
     """The build proper, once the output folder is held."""
-    cache_dir, jobs = options.cache_dir, options.jobs
+    cache_dir = options.cache_dir
     if out_dir is not None:
         report.diagnostics += check_output_folder(out_dir)
     if not content_root.is_dir():
@@ -1006,21 +778,10 @@ def build_into(
         if unchanged_since(cache_path, code, inputs, site_identity):
             report.unchanged = True  # decided without loading the cache itself
             return report
-        # Forked now, while this process is small (the cache and the records are loaded
-        # next), unless few pages are expected to be rendered.
-        early = not few_pages_expected(cache_path, code, listing, themes)
-        with WorkerPool(jobs if out_dir is not None else 1, early) as pool:
-            state = BuildState(
-                content_root,
-                out_dir,
-                options,
-                code,
-                cache_path,
-                inputs,
-                site_identity,
-                listing,
-            )
-            return load_and_write(state, pool, report)
+        state = BuildState(
+            content_root, out_dir, options, code, cache_path, inputs, site_identity, listing
+        )
+        return load_and_write(state, report)
 
 
 @dataclass(frozen=True)
@@ -1037,37 +798,19 @@ class BuildState:
     listing: ContentFiles  # the content folder's files and their stats, for the fingerprint
 
 
-def load_and_write(state: BuildState, pool: WorkerPool, report: BuildReport) -> BuildReport:
+def load_and_write(state: BuildState, report: BuildReport) -> BuildReport:
     """The pipeline proper: load, validate, link, plan, render, write, remember."""
-    with early_spare_check(state) as spare_folders, early_search_helper(state) as search_helper:
-        cache = load_cache(state.cache_path, state.code, shown_records_folder(state.content_root))
-        try:
-            return build_with_cache(state, cache, pool, report, spare_folders, search_helper)
-        finally:
-            cache.close()
-
-
-SpareCheck = Helper[tuple[str, FolderCheck] | None]
-
-
-def early_spare_check(state: BuildState) -> AbstractContextManager[SpareCheck | None]:
-    """Start looking at the spare's folders (their mtimes show files changed by hand while
-    it was the live site) in a child, beside loading the cache: ten thousand stat calls."""
-    if state.cache_path is None or state.out_dir is None or not state.cache_path.is_file():
-        return nullcontext()
-    spare = spare_folder(state.out_dir.absolute())
-    if not spare.is_dir():
-        return nullcontext()
-    return Helper(partial(spare_check, state.cache_path, spare))
+    cache = load_cache(state.cache_path, state.code, shown_records_folder(state.content_root))
+    try:
+        return build_with_cache(state, cache, report)
+    finally:
+        cache.close()
 
 
 def build_with_cache(
     state: BuildState,
     cache: BuildCache,
-    pool: WorkerPool,
     report: BuildReport,
-    spare_folders: SpareCheck | None = None,
-    search_helper: SearchIndex | None = None,
 ) -> BuildReport:
     """Load the site (reusing what the cache holds), render what changed, swap, save."""
     options, out_dir = state.options, state.out_dir
@@ -1095,8 +838,7 @@ def build_with_cache(
     shared_key = f"{state.code}\n{site.config!r}\n{theme_folders_fingerprint(theme_dir)}"
     if cache.shared_key != shared_key:
         cache.shared_key, cache.units, cache.pages = shared_key, {}, {}
-    search_index = early_search_index(site, cache, search_helper)
-    return write_site(state, cache, site, theme_dir, search_index, pool, report, spare_folders)
+    return write_site(state, cache, site, theme_dir, report)
 
 
 def write_site(
@@ -1104,10 +846,7 @@ def write_site(
     cache: BuildCache,
     site: Site,
     theme_dir: Path,
-    search_index: SearchIndex | None,
-    pool: WorkerPool,
     report: BuildReport,
-    spare_folders: SpareCheck | None = None,
 ) -> BuildReport:
     """Plan, render what changed, stage the site-wide files, swap, save the cache."""
     options, out_dir = state.options, state.out_dir
@@ -1130,13 +869,11 @@ def write_site(
     intact = previous and cache.dump_stat is not None and cache.dump_stat == dump_stat(out_dir)
     old_layout = cache.dump_layout if intact else {}
     spare = cache.spare if previous else None
-    held_dump = cache.spare_dump if spare is not None else None
     staging = Staging(
         out_dir,
         previous,
         spare,
         cache.live_folders if previous else None,
-        helper_folder_check(spare_folders, spare),
     )
     try:
         with timed(report, "render"):
@@ -1146,7 +883,7 @@ def write_site(
                 plan,
                 staging,
                 cache,
-                pool,
+                options.jobs,
                 report,
                 options.progress,
             )
@@ -1160,9 +897,7 @@ def write_site(
                 report,
                 old_layout,
                 layout,
-                search_index,
                 memo,
-                held_dump,
                 listings_as_before(site, units, cache),
             )
         with timed(report, "linkcheck"):
@@ -1189,7 +924,6 @@ def write_site(
         cache.units = units
         cache.pages = memo.current
         # The dump just replaced is the spare's now (one swapped out whole, or none).
-        cache.spare_dump = (cache.dump_stat, old_layout) if intact and cache.dump_stat else None
         cache.dump_layout = layout
         cache.dump_stat = dump_stat(out_dir)
         cache.outputs = written
@@ -1200,20 +934,6 @@ def write_site(
         cache.site_identity = folder_identity(out_dir)
         report.cache_problem = cache.save()
     return report
-
-
-def helper_folder_check(
-    spare_folders: SpareCheck | None, spare: Spare | None
-) -> FolderCheck | None:
-    """What the helper found of this very spare's folders; None when it looked at another
-    spare, or could not look (the staging then looks itself)."""
-    if spare_folders is None or spare is None:
-        return None
-    try:
-        found = spare_folders.result()
-    except RuntimeError:
-        return None
-    return found[1] if found is not None and found[0] == spare.token else None
 
 
 def previous_page(out_dir: Path, previous: dict[str, str]) -> Callable[[str], bytes | None]:
@@ -1266,43 +986,6 @@ def inputs_fingerprint(
     warnings as they were)."""
     extra = f"{options.key()}\n{shown_records_folder(content_root)}"
     return tree_fingerprint(themes, extra, content_digest)
-
-
-# At most this many content files changed since the last build, all records or snippets:
-# an edit, expected to render a few pages (`few_pages_expected`).
-FEW_CHANGED = 10
-
-
-def few_pages_expected(
-    cache_path: Path | None, code: str, listing: ContentFiles, themes: list[Path]
-) -> bool:
-    """Whether this build is likely to render only a few pages: the last build, of this very
-    code, saved its cache after every content and theme file was last written but a few
-    records or snippets (going by their mtimes).
-
-    A guess, which decides only when the render workers are forked
-    (`WorkerPool`): early, or late if many pages turn out to need rendering
-    (a file written back with an old mtime, say). What changed is found as
-    always, by each file's stats against the cache's.
-    """
-    summary = cache_summary(cache_path)
-    if summary is None or summary[0].get("code") != code:
-        return False
-    head, saved = summary
-    if head.get("format") != CACHE_FORMAT:
-        return False
-    changed = [found.name for found in listing.files if found.stat[1] >= saved]
-    if len(changed) > FEW_CHANGED or not all(
-        name.startswith(("errors/", "snippets/")) for name in changed
-    ):
-        return False
-    for folder in themes:
-        for parent, _, names in os.walk(folder):
-            for name in names:
-                with suppress(OSError):
-                    if os.stat(os.path.join(parent, name)).st_mtime_ns >= saved:
-                        return False
-    return True
 
 
 def theme_folders(content_root: Path) -> list[Path]:

@@ -43,12 +43,11 @@ from generator.links import LinkIds
 from generator.listing import StatKey
 from generator.loader import SnippetFiles
 from generator.model import DriftNote, Record, RecordSummary
-from generator.outputs.hosting import DumpStat, HeldDump, Layout
+from generator.outputs.hosting import DumpStat, Layout
 from generator.outputs.pages import Rendered
-from generator.outputs.search import IndexParts
-from generator.outputs.write import MARKER, FolderCheck, FolderTimes, Spare, check_folders
+from generator.outputs.write import MARKER, FolderTimes, Spare
 
-CACHE_FORMAT = 14
+CACHE_FORMAT = 15
 GENERATOR_DIR = Path(__file__).resolve().parent
 
 # What a record was read from: its file (named under errors/, so the same from any working
@@ -99,7 +98,6 @@ class BuildCache:
     outputs: dict[str, str] = field(default_factory=dict)  # site path -> sha256
     dump_layout: Layout = field(default_factory=dict)  # where each line is in errors.ndjson
     dump_stat: DumpStat | None = None  # the dump's stats when the last build left it
-    spare_dump: HeldDump | None = None  # the spare's dump: the one the last build swapped out
     spare: Spare | None = None  # the previous site kept beside the output, and what it holds
     live_folders: FolderTimes = field(default_factory=dict)  # the output's folders' mtimes
     warnings: tuple[Diagnostic, ...] = ()  # what the last build reported, repeated on a no-op
@@ -114,7 +112,6 @@ class BuildCache:
     known_versions: dict[str, Version] | None = None  # made from `records` when first asked
     db: sqlite3.Connection | None = field(default=None, compare=False)
     token: str = field(default="", compare=False)  # the head's, as read: which rows these are
-    next_token: str = field(default="", compare=False)  # the one the next save writes
 
     def reuse(self, shown: str, stat: StatKey, snippets: SnippetFiles) -> RecordSummary | None:
         """The cached record for a file unchanged since (with its snippet file unchanged)."""
@@ -160,13 +157,6 @@ class BuildCache:
             return None
         return loaded if loaded.file == record_file else renamed(loaded, record_file)
 
-    def next_save_token(self) -> str:
-        """The token the next save writes, known ahead: what is kept beside the cache for the
-        rows it saves (the search index's parts) is kept under it."""
-        if not self.next_token:
-            self.next_token = secrets.token_hex(8)
-        return self.next_token
-
     def save(self) -> str | None:
         """Write the head and the rows that changed; drop the rows of records now gone.
 
@@ -186,7 +176,7 @@ class BuildCache:
     def write(self, path: Path) -> None:
         # The head goes into a file of its own (a SQLite blob of megabytes costs several times
         # as much to write), tied to the rows by a token that both carry.
-        token, self.next_token = self.next_save_token(), ""
+        token = secrets.token_hex(8)
         head = replace(
             self,
             records={},
@@ -197,17 +187,15 @@ class BuildCache:
             known_versions=None,
             db=None,
             token="",
-            next_token="",
             spare=None,
             outputs={},
             dump_layout={},
             live_folders={},
-            spare_dump=None,
         )
         spare = None if self.spare is None else spare_difference(self.spare, self.outputs)
         # The head's tables of ten thousand entries (plain strings, numbers and tuples): JSON.
         tables = json.dumps(
-            (self.outputs, self.dump_layout, self.live_folders, self.spare_dump),
+            (self.outputs, self.dump_layout, self.live_folders),
             separators=(",", ":"),
         ).encode()
         kept = {f.name: getattr(head, f.name) for f in fields(BuildCache) if f.name in HEAD_FIELDS}
@@ -459,7 +447,7 @@ def read_head_and_rows(
     row = db.execute("SELECT data FROM head WHERE id = 1").fetchone()
     if version != CACHE_FORMAT or cache.code != code or row is None or row[0] != token:
         return None
-    cache.outputs, cache.dump_layout, cache.live_folders, cache.spare_dump = plaindata.conform(
+    cache.outputs, cache.dump_layout, cache.live_folders = plaindata.conform(
         json.loads(tables), HeadTables
     )
     rows = {
@@ -469,7 +457,7 @@ def read_head_and_rows(
     return token, cache, spare, rows
 
 
-HeadTables = tuple[dict[str, str], Layout, FolderTimes, HeldDump | None]
+HeadTables = tuple[dict[str, str], Layout, FolderTimes]
 # What the head file keeps of a BuildCache (the rest is in the rows, or made by each build).
 HEAD_FIELDS = (
     "code",
@@ -496,82 +484,6 @@ def read_head(path: Path) -> tuple[int, str, BuildCache, SpareRecord | None, byt
     hints = get_type_hints(BuildCache)
     kept = {name: plaindata.conform(value, hints[name]) for name, value in kept.items()}
     return version, token, BuildCache(path, **kept), spare, tables
-
-
-SearchParts = tuple[int, str, str, IndexParts]  # format, code, token, the parts
-
-
-def read_search_parts(path: Path, code: str) -> tuple[str, IndexParts] | None:
-    """The search index's parts an early search child kept beside the cache, with the token
-    of the cache whose records they are the index of (see `save_search_parts`); None when
-    there are none, or of other code."""
-    try:
-        data = json.loads(path.with_suffix(".search").read_bytes())
-        version, saved_code, token, parts = plaindata.conform(data, SearchParts)
-        if version != CACHE_FORMAT or saved_code != code:
-            return None
-        return token, parts
-    except (OSError, ValueError):  # JSONDecodeError and UnicodeDecodeError are ValueErrors
-        return None
-
-
-def save_search_parts(path: Path, code: str, token: str, parts: IndexParts) -> None:
-    """Keep the search index's parts beside the cache, under the token the cache is about to
-    be saved with (`BuildCache.next_save_token`): they are the index of the records that
-    cache holds, once it is saved. A file of its own, replaced whole (the early search child
-    writes it, while the build writes the rest). Not kept when it cannot be written: the
-    next index is then made whole."""
-    with suppress(OSError):
-        data = json.dumps((CACHE_FORMAT, code, token, parts), ensure_ascii=False).encode()
-        path.with_suffix(".searchtmp").write_bytes(data)
-        os.replace(path.with_suffix(".searchtmp"), path.with_suffix(".search"))
-
-
-def saved_token(path: Path) -> str | None:
-    """The token the cache's rows were saved with, read alone (a helper asking whether what
-    it kept is of these rows, before the build has read them)."""
-    try:  # mode=rw: a database that is gone is not made again, empty
-        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=rw", uri=True, timeout=30)
-        try:
-            row = db.execute("SELECT data FROM head WHERE id = 1").fetchone()
-        finally:
-            db.close()
-    except sqlite3.Error:
-        return None
-    return None if row is None else str(row[0])
-
-
-def rows_for_helper(
-    path: Path, code: str, records_folder: str
-) -> tuple[str, dict[str, Row]] | None:
-    """Every record's row and the head's token, for a helper process reading them beside the
-    build (which reads the same): its own connection, and nothing written (no table made or
-    dropped, as opening the cache for a build may)."""
-    try:  # mode=rw: a database that is gone is not made again, empty
-        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=rw", uri=True, timeout=30)
-        try:
-            if db.execute("PRAGMA user_version").fetchone()[0] != CACHE_FORMAT:
-                return None
-            read = read_head_and_rows(db, path, code, records_folder)
-        finally:
-            db.close()
-    except READ_ERRORS:
-        return None
-    return None if read is None else (read[0], read[3])
-
-
-def spare_check(path: Path, spare: Path) -> tuple[str, FolderCheck] | None:
-    """A look at the spare's folders' times, against those the head recorded, with the token
-    of the spare they were recorded for. Run in a helper process while the build loads the
-    cache: it reads the head again itself rather than wait for it."""
-    try:
-        version, _, _, record, _ = read_head(path)
-        if version != CACHE_FORMAT or record is None:
-            return None
-        token, _, folders = record
-    except READ_ERRORS:
-        return None
-    return token, check_folders(spare, folders)
 
 
 def folder_identity(path: Path) -> tuple[int, int, int] | None:

@@ -6,9 +6,6 @@ import os
 import re
 import shutil
 import sqlite3
-import time
-from contextlib import nullcontext
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -17,14 +14,9 @@ import pytest
 from benchmarks.corpus import write_corpus
 from generator import build as build_module
 from generator import cache as cache_module
-from generator import parallel as parallel_module
 from generator.build import build
 from generator.listing import shown_records_folder
-from generator.model import summarize
 from generator.outputs import pages as pages_module
-from generator.outputs.records import record_words
-from generator.outputs.search import search_files
-from generator.parallel import Helper, Then, WaitingHelper
 from tests.conftest import REPO_ROOT, leftovers
 
 
@@ -229,106 +221,17 @@ def test_a_spare_that_cannot_be_made_leaves_the_build_whole(
     assert snapshot(out) == clean(content, tmp_path)
 
 
-def test_the_spare_dump_is_changed_in_place(
-    project: tuple[Path, Path, Path], tmp_path: Path
-) -> None:
-    """The dump the spare holds (two builds old) is made into the new one in place: lines of
-    the same length written over, the rest from the first line that moved on. Its inode
-    stays, and the bytes are a clean build's."""
-    content, out, cache = project
-    dump = Path("api/errors.ndjson")
-    spare = out.parent / f".{out.name}.spare"
-    incremental(content, out, cache)
-    edit_record(content, 3, "is checked while", "is checked soon while")  # the spare's dump is
-    incremental(content, out, cache)  # the live one's hard link after a first build: not patched
-    first = first_record_index(content)
-    steps = [
-        (5, "is checked while", "is checked whilE"),  # the same length: written over
-        (7, "is checked while", "is checked later while"),  # longer: the rest from there
-        (first, "is checked while", "is checked at first while"),  # the first line moves
-        (first, "is checked at first while", "is checked while"),  # and back
-        (12, "is checked while", "is checked whilE"),
-    ]
-    for index, old, new in steps:
-        held = (spare / dump).stat()
-        assert held.st_nlink == 1
-        edit_record(content, index, old, new)
-        incremental(content, out, cache)
-        assert (out / dump).stat().st_ino == held.st_ino, "the spare's dump was not patched"
-        assert snapshot(out) == clean(content, tmp_path)
 
 
-@pytest.mark.parametrize("change", ["linked elsewhere", "changed by hand", "patch fails"])
-def test_a_spare_dump_that_cannot_be_patched_is_written_anew(
-    project: tuple[Path, Path, Path],
-    tmp_path: Path,
-    change: str,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """A spare's dump with another link (it would change that file too), changed since the
-    cache saw it, or whose patching fails halfway, is not used: a new file is written, and
-    the other link keeps its bytes."""
-    content, out, cache = project
-    dump = Path("api/errors.ndjson")
-    spare = out.parent / f".{out.name}.spare"
-    incremental(content, out, cache)
-    edit_record(content, 3, "is checked while", "is checked soon while")
-    incremental(content, out, cache)  # the spare's dump: the first build's, its own file now
-    held = spare / dump
-    assert held.stat().st_nlink == 1
-    other, tried = tmp_path / "elsewhere.ndjson", []
-    if change == "linked elsewhere":
-        os.link(held, other)
-    elif change == "changed by hand":
-        with open(held, "r+b") as stream:
-            stream.write(b"[")
-    else:
-
-        def failing(stream: Any, **_: Any) -> None:
-            tried.append(True)
-            stream.write(b"half a dump")
-            raise OSError("the disk is full")
-
-        monkeypatch.setattr(build_module, "patch_ndjson", failing)
-    before = held.read_bytes()
-    inode = held.stat().st_ino
-    edit_record(content, 5, "is checked while", "is checked whilE")
-    incremental(content, out, cache)
-    monkeypatch.undo()
-    if change == "patch fails":  # (the new file may be given the removed one's inode number)
-        assert tried, "the spare's dump was not patched"
-    else:
-        assert (out / dump).stat().st_ino != inode, "the spare's dump was patched"
-    assert snapshot(out) == clean(content, tmp_path)
-    if change == "linked elsewhere":
-        assert other.read_bytes() == before
 
 
-@pytest.mark.parametrize("looked", ["by a helper", "here"])
 @pytest.mark.parametrize("change", ["file", "deep file", "folder", "deleted", "replaced"])
 def test_the_output_changed_by_hand_is_put_right_within_two_builds(
-    project: tuple[Path, Path, Path],
-    tmp_path: Path,
-    change: str,
-    looked: str,
-    monkeypatch: pytest.MonkeyPatch,
+    project: tuple[Path, Path, Path], tmp_path: Path, change: str
 ) -> None:
     """A site changed by hand becomes the spare; the build that stages into it finds the change
-    (by its folders' mtimes, without listing every folder) and undoes it. The folders' times
-    are taken by a helper process while the cache loads, or here when there is none."""
+    (by its folders' mtimes, without listing every folder) and undoes it."""
     content, out, cache = project
-    from generator.outputs import write
-
-    checked_here = []
-
-    def check_folders(*args: Any) -> write.FolderCheck:
-        checked_here.append(args)
-        return real_check(*args)
-
-    real_check = write.check_folders
-    monkeypatch.setattr(write, "check_folders", check_folders)
-    if looked == "here":
-        monkeypatch.setattr("generator.build.early_spare_check", lambda state: nullcontext())
     incremental(content, out, cache)
     page = sorted(out.glob("errors/*/index.html"))[0]
     if change == "file":
@@ -347,36 +250,6 @@ def test_the_output_changed_by_hand_is_put_right_within_two_builds(
         edit_record(content, 2, "is checked", f"is checked {word}")
         incremental(content, out, cache)
         assert snapshot(out) == clean(content, tmp_path), change
-    assert bool(checked_here) == (looked == "here")
-
-
-def test_a_failed_look_at_the_spare_by_the_helper_means_the_build_looks_itself(
-    project: tuple[Path, Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    content, out, cache = project
-    from generator.outputs import write
-
-    incremental(content, out, cache)
-    edit_record(content, 3, "is checked", "is checked soon")
-    incremental(content, out, cache)  # now there is a spare
-    (out / "errors" / "stale.html").write_text("by hand")
-    checked_here = []
-    real_check = write.check_folders
-
-    def check_folders(*args: Any) -> write.FolderCheck:
-        checked_here.append(args)
-        return real_check(*args)
-
-    def broken(*args: Any) -> None:
-        raise OSError("the helper could not look")
-
-    monkeypatch.setattr(write, "check_folders", check_folders)
-    monkeypatch.setattr("generator.build.spare_check", broken)
-    for word in ("late", "later"):
-        edit_record(content, 2, "is checked", f"is checked {word}")
-        incremental(content, out, cache)
-        assert snapshot(out) == clean(content, tmp_path)
-    assert checked_here
 
 
 @pytest.mark.parametrize("damage", ["file", "token", "half-written"])
@@ -397,9 +270,13 @@ def test_a_damaged_spare_is_thrown_away_not_trusted(
         (spare / ".errpages-spare").unlink()
         page.unlink()
     spare_inode = spare.stat().st_ino
-    edit_record(content, 5, "is checked while", "is checked now while")
-    incremental(content, out, cache)
-    assert out.stat().st_ino != spare_inode, "a damaged spare was used"
+    held = os.open(spare, os.O_RDONLY)  # so its inode is not given to a new folder meanwhile
+    try:
+        edit_record(content, 5, "is checked while", "is checked now while")
+        incremental(content, out, cache)
+        assert out.stat().st_ino != spare_inode, "a damaged spare was used"
+    finally:
+        os.close(held)
     assert snapshot(out) == clean(content, tmp_path)
     assert (spare / ".errpages-spare").is_file()
 
@@ -490,153 +367,6 @@ def test_a_damaged_cache_means_a_full_build_not_a_wrong_one(
     report = build(content, out, cache_dir=cache)
     assert report.pages_rendered == 1, "the cache was not written again whole"
     assert snapshot(out) == clean(content, tmp_path)
-
-
-def test_the_indexes_made_in_a_helper_process_are_the_same(
-    project: tuple[Path, Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """At thousands of errors the indexes are made in a forked child: same bytes as inline."""
-    content, out, cache = project
-    real_index_files = build_module.search_index_files
-    made_here: list[bool] = []
-
-    def index_files(*args: Any) -> Any:
-        made_here.append(True)  # (a child's calls are not seen here)
-        return real_index_files(*args)
-
-    for change in (None, "first", "second"):
-        if change:
-            edit_record(content, 12, "is checked", f"is checked {change}")
-        monkeypatch.setattr("generator.build.FORK_WORTH", 1)
-        monkeypatch.setattr(build_module, "search_index_files", index_files)
-        made_here.clear()
-        incremental(content, out, cache)
-        monkeypatch.undo()  # the clean build makes them inline
-        assert snapshot(out) == clean(content, tmp_path)
-        if change:  # the early child made the search index (an edit: few records changed)
-            assert not made_here
-
-
-def test_a_search_index_started_early_gives_way_when_a_record_has_no_unit(
-    project: tuple[Path, Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The child that starts the search index early knows an error's words from its cached unit
-    or its record read again; for one with neither (its unit lost), the index is made later."""
-    content, out, cache = project
-    incremental(content, out, cache)
-    database = next(cache.glob("*.sqlite"))
-    with sqlite3.connect(database) as db:
-        name, meta = db.execute("SELECT file, meta FROM entries ORDER BY file LIMIT 1").fetchone()
-        entry, _ = cache_module.decode_row(meta)
-        db.execute(
-            "UPDATE entries SET meta = ? WHERE file = ?",
-            (cache_module.encode_row((entry, None)), name),
-        )
-    db.close()
-    edit_record(content, 30, "is checked", "is checked meanwhile")
-    started, made_here = [], []
-    real_early, real_index_files = build_module.early_search_index, build_module.search_index_files
-
-    def early_search_index(*args: Any) -> Any:
-        started.append(real_early(*args))
-        return started[-1]
-
-    def index_files(*args: Any) -> Any:
-        made_here.append(True)  # (the child's calls are not seen here)
-        return real_index_files(*args)
-
-    monkeypatch.setattr(build_module, "FORK_WORTH", 1)
-    monkeypatch.setattr(build_module, "early_search_index", early_search_index)
-    monkeypatch.setattr(build_module, "search_index_files", index_files)
-    report = build(content, out, cache_dir=cache, jobs=2)
-    assert report.written and report.pages_rendered == 2  # the edited one, the one without unit
-    assert isinstance(started[0], WaitingHelper) and made_here, "not started early, made here"
-    monkeypatch.undo()
-    assert snapshot(out) == clean(content, tmp_path)
-    # What the child found: a record that is neither kept nor read again.
-    assert report.site is not None
-    loaded = cache_module.load_cache(
-        database, cache_module.code_version(), shown_records_folder(content)
-    )
-    assert loaded.rows is not None
-    files = [record.file for record in report.site.records]
-    order = build_module.SearchIndexOrder(loaded.token, files, {}, {}, "next")
-    made = build_module.search_index_from_rows(loaded.rows, order)
-    assert made is not None and made[0][0].content == (out / "assets/search-index.js").read_bytes()
-    first = report.site.records[0].file
-    loaded.rows[first] = (loaded.rows[first][0], None)
-    assert build_module.search_index_from_rows(loaded.rows, order) is None
-    loaded.close()
-
-
-def test_a_helper_process_reports_what_went_wrong() -> None:
-
-    assert Helper(lambda: {"answer": 42}).result() == {"answer": 42}
-
-    def broken() -> None:
-        raise ValueError("no index today")
-
-    with pytest.raises(RuntimeError, match="no index today"):
-        Helper(broken).result()
-
-
-def test_a_helper_sends_its_result_before_the_work_that_comes_after(tmp_path: Path) -> None:
-    go, done = tmp_path / "go", tmp_path / "done"
-
-    def after() -> None:  # waits for this process, which must have the result by then
-        deadline = time.monotonic() + 20
-        while not go.exists() and time.monotonic() < deadline:
-            time.sleep(0.01)
-        done.write_text("went" if go.exists() else "timed out")
-
-    with Helper(lambda: Then(42, after)) as helper:
-        assert helper.result() == 42
-        go.touch()
-    assert done.read_text() == "went"  # and the end of the `with` waited for it
-
-
-def test_a_waiting_helper_gets_its_message_or_none() -> None:
-    def work(receive: Any) -> Any:
-        return ("told", receive())
-
-    told = WaitingHelper(work)
-    # A child forked after it holds a copy of the pipe: the word still gets through.
-    bystander = Helper(lambda: time.sleep(5))
-    started = time.perf_counter()
-    told.send({"files": ["a.yaml"]})
-    assert told.result() == ("told", {"files": ["a.yaml"]})
-    assert time.perf_counter() - started < 3, "the child waited for the bystander to end"
-    bystander.__exit__()
-    cancelled = WaitingHelper(work)
-    cancelled.cancel()
-    assert cancelled.result() == ("told", None)
-    with WaitingHelper(work) as given_up:  # never told: ended, nothing left behind
-        pid = given_up.helper.pid
-    with pytest.raises(ChildProcessError):
-        os.waitpid(pid, os.WNOHANG)
-
-
-def test_an_early_search_index_child_that_read_another_cache_gives_way(
-    project: tuple[Path, Path, Path],
-) -> None:
-    """The child reads the rows itself: if they are not the rows this build loaded (another
-    build saved the cache meanwhile), it makes nothing."""
-    content, out, cache = project
-    incremental(content, out, cache)
-    database = next(cache.glob("*.sqlite"))
-    code = cache_module.code_version()
-    loaded = cache_module.load_cache(database, code, shown_records_folder(content))
-    files = sorted(loaded.records)
-    loaded.close()
-    order = build_module.SearchIndexOrder(loaded.token, files, {}, {}, "next")
-    folder = shown_records_folder(content)
-    assert build_module.search_index_when_told(database, code, folder, lambda: order) is not None
-    stale = order._replace(token="another build's")
-    assert build_module.search_index_when_told(database, code, folder, lambda: stale) is None
-    assert build_module.search_index_when_told(database, code, folder, lambda: None) is None
-    assert (
-        build_module.search_index_when_told(database, "other code", folder, lambda: order) is None
-    )
 
 
 def test_builds_in_a_row_with_render_workers_match_clean_builds(tmp_path: Path) -> None:
@@ -807,45 +537,6 @@ def test_the_errors_index_is_made_again_only_when_an_entry_changes(
         monkeypatch.setattr(PageMemo, "carried_over", carried_over)
 
 
-def test_a_leftover_being_deleted_is_left_to_its_deletion(tmp_path: Path) -> None:
-    """A staging folder whose deletion is under way (its `rm` holds a lock on it) gets no second
-    `rm`; once nothing holds it, the next build deletes it."""
-    import fcntl
-    import os
-
-    from generator.outputs.write import remove_leftovers
-
-    out = tmp_path / "site"
-    leftover = tmp_path / ".site.old-abcd1234"
-    (leftover / "errors" / "x").mkdir(parents=True)
-    (leftover / "errors" / "x" / "index.html").write_text("old page")
-    handle = os.open(leftover, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX)  # as the rm started by an earlier build does
-        remove_leftovers(out)
-        assert leftovers(tmp_path, timeout=1.0) == [leftover.name]
-        assert (leftover / "errors" / "x" / "index.html").read_text() == "old page"
-    finally:
-        os.close(handle)
-    remove_leftovers(out)
-    assert leftovers(tmp_path) == []
-
-
-def test_a_large_file_replaced_is_deleted_in_the_background(
-    project: tuple[Path, Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The dump a build replaces is moved aside and deleted by a background rm (at ten thousand
-    errors it is 94 MB): the site is the same, and nothing is left beside it."""
-    monkeypatch.setattr("generator.outputs.write.SET_ASIDE_BYTES", 1)
-    content, out, cache = project
-    for index in (5, 6, 7):
-        incremental(content, out, cache)
-        edit_record(content, index, "is checked while", "is checked now while")
-    incremental(content, out, cache)
-    assert snapshot(out) == clean(content, tmp_path)
-    assert [name for name in leftovers(tmp_path) if name.startswith(".site.")] == []
-
-
 def test_a_build_run_from_another_working_folder_keeps_what_the_cache_holds(
     project: tuple[Path, Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -965,134 +656,3 @@ def test_a_theme_listing_page_that_shows_more_than_summaries_follows_every_edit(
     assert pages.count('class="more"') == 1 and "is checked early while" in pages
 
 
-def test_render_workers_are_forked_early_only_when_many_pages_are_expected(
-    project: tuple[Path, Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """An edit forks no render workers (it renders its few pages here); a build that finds
-    many pages to render although the files' mtimes said otherwise forks them then; a theme
-    change forks them at the start."""
-    content, out, cache = project
-    forks: list[str] = []  # each build's render workers: forked "early", "late" or "none"
-    pool_class = parallel_module.WorkerPool
-    real_init, real_map = pool_class.__init__, pool_class.map
-
-    def init(self: Any, jobs: int, early: bool = True) -> None:
-        real_init(self, jobs, early)
-        forks.append("early" if self.pool is not None else "none")
-
-    def map_work(self: Any, *args: Any, **kwargs: Any) -> Any:
-        forked_before = self.pool is not None
-        for result in real_map(self, *args, **kwargs):
-            if not forked_before and self.pool is not None:
-                forks[-1], forked_before = "late", True
-            yield result
-
-    monkeypatch.setattr(pool_class, "__init__", init)
-    monkeypatch.setattr(pool_class, "map", map_work)
-    monkeypatch.setattr(parallel_module, "MIN_PER_PROCESS", 1)  # two pages make work for two
-    incremental(content, out, cache)
-    edit_record(content, 7, "is checked while", "is checked early while")
-    incremental(content, out, cache)
-    assert forks == ["early", "none"]
-    assert snapshot(out) == clean(content, tmp_path)
-    long_ago = time.time() - 10 * 24 * 3600
-    for index in range(20):  # written back with old mtimes: they look unchanged to the guess
-        record = sorted((content / "errors").rglob("*.yaml"))[index]
-        record.write_text(record.read_text().replace("is checked", "is looked at", 1))
-        os.utime(record, (long_ago, long_ago))
-    report = build(content, out, cache_dir=cache, jobs=2)
-    assert report.pages_rendered >= 20 and forks[-1] == "late", forks
-    assert snapshot(out) == clean(content, tmp_path)
-    css = content.parent / "mytheme" / "static" / "style.css"
-    css.write_text(css.read_text() + "\nbody { margin: 0; }\n")
-    edit_record(content, 7, "is checked early while", "is checked while")
-    incremental(content, out, cache)
-    assert forks[-1] == "early"
-    monkeypatch.undo()
-    assert snapshot(out) == clean(content, tmp_path)
-
-
-def test_the_search_index_is_made_from_the_parts_the_last_build_kept(
-    project: tuple[Path, Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The early search child keeps the index's parts beside the cache; the next child makes
-    the index from them without reading the rows, redoing the entries of the records read
-    afresh: the bytes of the index made whole. Parts kept for another cache are not used."""
-    content, out, cache = project
-    monkeypatch.setattr(build_module, "FORK_WORTH", 1)
-    incremental(content, out, cache)
-    edit_record(content, 3, "is checked while", "is checked early while")
-    incremental(content, out, cache)  # an early child, no parts yet: made whole, kept
-    edit_record(content, 5, "is checked while", "is checked early while")
-    incremental(content, out, cache)  # from the parts
-    assert snapshot(out) == clean(content, tmp_path)
-    model = sorted((content / "errors").rglob("*.yaml"))[9]
-    new_id = "0123456789abcdef"
-    added = model.with_name("added.yaml")
-    text = re.sub(r'id: "[0-9a-f]+"', f'id: "{new_id}"', model.read_text(), count=1)
-    added.write_text(text.replace("(case ", "(added case ", 1))
-    incremental(content, out, cache)  # an error added
-    assert snapshot(out) == clean(content, tmp_path)
-    added.unlink()
-    incremental(content, out, cache)  # and gone
-    assert snapshot(out) == clean(content, tmp_path)
-    edit_record(content, 11, "is checked while", "is checked early while")
-    incremental(content, out, cache)
-    assert snapshot(out) == clean(content, tmp_path)
-    database = next(cache.glob("*.sqlite"))
-    code, folder = cache_module.code_version(), shown_records_folder(content)
-    loaded = cache_module.load_cache(database, code, folder)
-    assert loaded.rows is not None
-    saved = cache_module.read_search_parts(database, code)
-    assert saved is not None and saved[0] == loaded.token  # kept for the cache as saved
-    assert cache_module.read_search_parts(database, "other code") is None
-    site = sorted((entry.summary for entry, _ in loaded.rows.values()), key=lambda s: s.id)
-    edited = site[7]
-    unit = loaded.rows[edited.file][1]
-    assert unit is not None
-    record = loaded.read_record(edited.file)
-    message = record.message + " </script> <b>'quoted'</b> & \\ \u2028"
-    record = replace(record, message=message, meaning=record.meaning + " early", tags=("t&t",))
-    order = build_module.SearchIndexOrder(
-        loaded.token,
-        [s.file for s in site],
-        {edited.file: (summarize(record), record)},
-        {edited.file: unit.meaning_words},
-        "the next save's",
-    )
-    words = {e.summary.id: u.meaning_words for e, u in loaded.rows.values() if u is not None}
-    words[edited.id] = record_words(record)
-    now = tuple(summarize(record) if s.file == edited.file else s for s in site)
-    whole = search_files(now, words)[0].content
-    rows_read: list[str] = []
-    real_rows = build_module.rows_for_helper
-
-    def rows_for_helper(*args: Any) -> Any:
-        rows_read.append("read")
-        return real_rows(*args)
-
-    def not_whole(*args: Any) -> Any:
-        raise AssertionError("made whole")
-
-    with monkeypatch.context() as patched:
-        patched.setattr(build_module, "rows_for_helper", rows_for_helper)
-        patched.setattr(build_module, "index_parts", not_whole)
-        made = build_module.search_index_when_told(database, code, folder, lambda: order)
-    assert isinstance(made, Then) and made.result is not None and not rows_read
-    assert made.result[0].content == whole
-    made.then()  # kept for the cache the build saves next, not for this one
-    kept = cache_module.read_search_parts(database, code)
-    assert kept is not None and kept[0] == "the next save's"
-    with monkeypatch.context() as patched:  # so this build's child reads the rows
-        patched.setattr(build_module, "rows_for_helper", rows_for_helper)
-        made = build_module.search_index_when_told(database, code, folder, lambda: order)
-    assert isinstance(made, Then) and made.result is not None and rows_read
-    assert made.result[0].content == whole
-    # The cache as saved, without the edit (the parts kept are of the edited records).
-    unedited = order._replace(read_again={}, earlier_words={})
-    made = build_module.search_index_when_told(database, code, folder, lambda: unedited)
-    assert isinstance(made, Then) and made.result is not None
-    assert made.result[0].content == (out / "assets" / "search-index.js").read_bytes()
-    # Without the words the last index counted for the error read again: not from the parts.
-    assert build_module.search_index_from_parts(saved[1], order._replace(earlier_words={})) is None
-    loaded.close()

@@ -198,48 +198,7 @@ def write_ndjson(
                 stream.write(line(records[first].id))
 
 
-def patch_ndjson(
-    stream: BinaryIO,
-    records: Sequence[RecordSummary],
-    layout: Layout,
-    held_layout: Layout,
-    same_line: Callable[[str], bool],
-    line: Callable[[str], bytes],
-    write_from: Callable[[BinaryIO, int], None],
-) -> None:
-    """Make an earlier dump, whose lines are at `held_layout`, into the one planned (`layout`)
-    in place. A line where it was, of the same length, is written over unless `same_line`;
-    from the first line that moved on, `write_from(stream, index)` writes the rest (as
-    write_ndjson does); the file is cut to its new length. Only what differs is written: at
-    ten thousand errors the dump is 94 MB, and copying it whole was the longest part of
-    writing an edit."""
-    moved = len(records)
-    for index, record in enumerate(records):
-        where = layout[record.id]
-        if held_layout.get(record.id) != where:
-            moved = index
-            break
-        if not same_line(record.id):
-            write_at(stream, line(record.id), where[0])
-    if moved < len(records):
-        stream.seek(layout[records[moved].id][0])
-        write_from(stream, moved)
-    end = layout[records[-1].id] if records else (0, 0)
-    os.ftruncate(stream.fileno(), end[0] + end[1])
-
-
-def write_at(stream: BinaryIO, data: bytes, offset: int) -> None:
-    """Write all of data at offset (a write may write less than it was given)."""
-    view = memoryview(data)
-    while view:
-        written = os.pwrite(stream.fileno(), view, offset)
-        if written <= 0:
-            raise OSError("could not write errors.ndjson")
-        view, offset = view[written:], offset + written
-
-
 DumpStat = tuple[int, int, int]  # size, mtime in ns, inode
-HeldDump = tuple[DumpStat, Layout]  # a dump kept in the spare: its stats, where its lines are
 
 
 def dump_stat(out_dir: Path) -> DumpStat | None:

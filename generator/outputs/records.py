@@ -27,7 +27,7 @@ from generator.model import DriftNote, ErrorLinks, Record, RecordSummary, Site, 
 from generator.outputs.api import error_data, index_entry
 from generator.outputs.search import meaning_words
 from generator.outputs.write import Staging
-from generator.parallel import WorkerPool
+from generator.parallel import fork_map
 from generator.render import error_page_context, make_environment
 
 
@@ -107,27 +107,20 @@ def record_words(record: Record) -> str:
     return " ".join(meaning_words(record, rendered))
 
 
-def _start_worker(task: RenderTask) -> tuple[RenderTask, Environment]:
-    return task, make_environment(task.theme_dir)  # a new build: another theme?
-
-
-def _render_chunk(
-    state: tuple[RenderTask, Environment], items: list[RenderItem]
-) -> list[UnitResult]:
-    task, env = state
-    return [render_unit(task, env, *item) for item in items]
-
-
 def render_units(
-    pool: WorkerPool, task: RenderTask, site: Site, records: list[RecordSummary]
+    task: RenderTask, site: Site, records: list[RecordSummary], jobs: int
 ) -> Iterator[UnitResult]:
-    """Render these records' outputs, in the worker processes when it pays.
-
-    The workers did not inherit the site: each record goes to them with its
-    links, so a worker holds only the records it is rendering.
-    """
+    """Render these records' outputs, in forked workers when it pays (each makes its own
+    template environment once, and writes its files straight into the staging folder)."""
     items = [(site.record(s), site.links[s.id], site.drift_note(s)) for s in records]
-    yield from pool.map(_render_chunk, _start_worker, task, items)
+    env: Environment | None = None
+
+    def render_chunk(chunk: list[RenderItem]) -> list[UnitResult]:
+        nonlocal env
+        env = env or make_environment(task.theme_dir)
+        return [render_unit(task, env, *item) for item in chunk]
+
+    yield from fork_map(render_chunk, items, jobs)
 
 
 def kept_units(

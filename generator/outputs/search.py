@@ -11,11 +11,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections import Counter
-from collections.abc import Callable, Iterable
-from itertools import chain
-from json.encoder import encode_basestring
-from typing import Any, NamedTuple
+from collections.abc import Callable
+from typing import Any
 
 from generator import urls
 from generator.markdown import text_of_html
@@ -89,7 +86,7 @@ def search_index(records: tuple[RecordSummary, ...], words_by_id: dict[str, str]
 
 
 def index_head(strings: list[str], vocabulary: list[str]) -> dict[str, Any]:
-    """The index's fields before its docs (which come last: `index_file` relies on it)."""
+    """The index's fields before its docs."""
     return {
         "version": 2,
         "fields": list(FIELDS),
@@ -102,117 +99,6 @@ def index_head(strings: list[str], vocabulary: list[str]) -> dict[str, Any]:
 def numbering(vocabulary: list[str]) -> Callable[[str], str]:
     """A word's number in the (sorted) vocabulary, in base 36."""
     return dict(zip(vocabulary, map(base36, range(len(vocabulary))), strict=True)).__getitem__
-
-
-def shared_of(record: RecordSummary) -> tuple[str, str, str, str]:
-    """An error's values of SHARED_FIELDS, in that order."""
-    return record.repo, record.kind, record.exception, record.source_path
-
-
-def shared_strings(shared: Iterable[tuple[str, str, str, str]]) -> list[str]:
-    """The shared strings in the order the index numbers them: by first use."""
-    return list(dict.fromkeys(chain.from_iterable(shared)))
-
-
-class IndexParts(NamedTuple):
-    """The search index in parts, each error's entry by its record file, as the index script
-    writes it (`index_file` joins them).
-
-    When the vocabulary and the shared strings stay as they were, an edit
-    makes the index again from the last build's parts, redoing only the
-    entries of the errors read afresh (`updated_parts`): every other entry's
-    numbers still hold. (The index made whole renumbers every entry.)
-    """
-
-    files: list[str]  # the errors' record files, in the index's order
-    shared: dict[str, tuple[str, str, str, str]]  # each error's shared strings, by file
-    strings: list[str]
-    vocabulary: list[str]
-    counts: dict[str, int]  # how many errors have each word
-    docs: dict[str, str]  # each error's entry as the index script writes it, by file
-
-
-def index_parts(records: list[RecordSummary], words_by_file: dict[str, str]) -> IndexParts:
-    """The index of these errors, in this order (each one's meaning words by its file)."""
-    per_record = [words_by_file[record.file].split() for record in records]
-    counts = dict(Counter(chain.from_iterable(per_record)))
-    vocabulary = sorted(counts)
-    shared = {record.file: shared_of(record) for record in records}
-    strings = shared_strings(shared.values())
-    number = dict(zip(strings, range(len(strings)), strict=True)).__getitem__
-    word_number = numbering(vocabulary)
-    docs = {
-        record.file: doc_text(record, words, number, word_number)
-        for record, words in zip(records, per_record, strict=True)
-    }
-    return IndexParts([r.file for r in records], shared, strings, vocabulary, counts, docs)
-
-
-def updated_parts(
-    parts: IndexParts,
-    files: list[str],
-    redo: dict[str, tuple[RecordSummary, str]],
-    words_before: Callable[[str], str],
-) -> IndexParts | None:
-    """The parts of the index of the errors of these record files (in this order), those in
-    `redo` (their summaries and meaning words) made again and every other one as it is in
-    `parts`; None when that cannot be (a word or a shared string came or went: every
-    entry's numbers may move). `words_before`: the meaning words the parts counted for a
-    file of theirs."""
-    now = set(files)
-    counts = dict(parts.counts)
-    for file in (parts.docs.keys() - now) | (redo.keys() & parts.docs.keys()):
-        for word in words_before(file).split():
-            counts[word] -= 1
-    new_words = {file: words.split() for file, (_, words) in redo.items()}
-    for words in new_words.values():
-        for word in words:
-            counts[word] = counts.get(word, 0) + 1
-    if len(counts) != len(parts.vocabulary) or 0 in counts.values():
-        return None
-    same = files == parts.files
-    if same and all(shared_of(summary) == parts.shared.get(f) for f, (summary, _) in redo.items()):
-        shared = parts.shared  # (the usual edit: the same errors, their shared strings kept)
-    else:
-        shared = {
-            file: shared_of(redo[file][0]) if file in redo else parts.shared[file] for file in files
-        }
-        if shared_strings(shared.values()) != parts.strings:
-            return None
-    number = dict(zip(parts.strings, range(len(parts.strings)), strict=True)).__getitem__
-    word_number = numbering(parts.vocabulary)
-    remade = {
-        file: doc_text(summary, new_words[file], number, word_number)
-        for file, (summary, _) in redo.items()
-    }
-    docs = parts.docs | remade if same else {f: remade.get(f) or parts.docs[f] for f in files}
-    return IndexParts(files, shared, parts.strings, parts.vocabulary, counts, docs)
-
-
-def index_file(parts: IndexParts) -> OutputFile:
-    """The index script, from its parts: as `search_files` writes it from the whole index."""
-    head = script_text(json_text(index_head(parts.strings, parts.vocabulary)))
-    text = head[:-1] + ',"docs":[' + ",".join([parts.docs[file] for file in parts.files]) + "]}"
-    return OutputFile(urls.SEARCH_INDEX_JS, script(text).encode(), "search index")
-
-
-def doc_text(
-    record: RecordSummary,
-    words: list[str],
-    number: Callable[[str], int],
-    word_number: Callable[[str], str],
-) -> str:
-    """An error's entry (as `search_index` makes it) as the index script writes it: its JSON
-    text as json.dumps writes it (compact, not ASCII-only), escaped (`script_text`)."""
-    quote = encode_basestring
-    title = record.title if record.title != record.message else ""
-    text = (
-        f"[{quote(record.id)},{number(record.repo)},{number(record.kind)},"
-        f"{number(record.exception)},{quote(record.message)},{quote(title)},"
-        f"{number(record.source_path)},[{','.join(map(quote, record.tags))}],"
-        f"{quote(' '.join(map(word_number, words)))},{1 if record.retired else 0}]"
-    )
-    return script_text(text)
 
 
 def base36(number: int) -> str:
@@ -235,8 +121,7 @@ def json_text(data: Any) -> str:
 
 
 def escaped(text: str) -> str:
-    """JSON text made safe to embed in a script (character by character, so the parts of a
-    text can be escaped apart)."""
+    """JSON text made safe to embed in a script."""
     return (
         text.replace("<", "\\u003c")
         .replace(">", "\\u003e")
@@ -251,17 +136,8 @@ def literal(text: str) -> str:
     return text.replace("\\", "\\\\").replace("'", "\\'")
 
 
-# What `escaped` or `literal` changes: a text with none of these is written as it is.
-SCRIPT_UNSAFE = re.compile("[<>&\u2028\u2029\\\\']")
-
-
-def script_text(text: str) -> str:
-    """JSON text as the index script writes it: `escaped`, then `literal`."""
-    return literal(escaped(text)) if SCRIPT_UNSAFE.search(text) else text
-
-
 def script(text: str) -> str:
-    """The index script around its JSON text, escaped (`script_text`).
+    """The index script around its JSON text, escaped (`script_json`, then `literal`).
 
     JSON.parse of a string literal parses faster than the same data as a JS literal.
     """

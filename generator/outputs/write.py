@@ -15,8 +15,6 @@ import posixpath
 import re
 import secrets
 import shutil
-import stat as stat_module
-import subprocess
 import sys
 import tempfile
 import time
@@ -149,15 +147,12 @@ def remove_leftovers(out_dir: Path) -> None:
     They are ours by name: the output's name after a dot, `.new-` or `.old-`,
     and mkdtemp's eight random characters. A kill while the replaced site was
     being deleted can leave one without its marker, so the name is what counts.
-    The last build's replaced site may still be being deleted in the
-    background; it is left to that (or to a new background deletion), so this
-    build does not wait for it.
     """
     name = re.escape(out_dir.name)
     ours = re.compile(rf"\.{name}\.(new|old)-[A-Za-z0-9_]{{8}}")
     for leftover in out_dir.parent.iterdir():
         if ours.fullmatch(leftover.name) and leftover.is_dir() and not leftover.is_symlink():
-            remove_later(leftover)
+            shutil.rmtree(leftover, ignore_errors=True)
 
 
 # Site folder ("" for the root) -> its mtime in ns when its build left it, and whether that
@@ -165,11 +160,6 @@ def remove_leftovers(out_dir: Path) -> None:
 # (a "racy" folder, as git calls it: listed again next time instead of trusted).
 FolderTimes = dict[str, tuple[int, bool]]
 RACY_NS = 200_000_000
-SET_ASIDE_BYTES = 8 << 20  # a replaced file this large is deleted in the background
-
-# How to change the spare's copy of a file into the new one in place, with the stats (size,
-# mtime in ns, inode) that copy must have: those the cache saw it with.
-Patch = tuple[tuple[int, int, int], Callable[[BinaryIO], None]]
 
 
 @dataclass(frozen=True)
@@ -280,7 +270,6 @@ class Staging:
         previous: dict[str, str],
         spare: Spare | None = None,
         live_folders: FolderTimes | None = None,
-        folder_check: FolderCheck | None = None,
     ) -> None:
         self.out_dir = out_dir.absolute()
         self.out_dir.parent.mkdir(parents=True, exist_ok=True)
@@ -305,7 +294,7 @@ class Staging:
             (self.root / SPARE_MARKER).unlink()  # from here on it is being changed
             self.touched.add("")
             self.holds = dict(spare.outputs)
-            self.tidy(spare.folders, folder_check)
+            self.tidy(spare.folders)
             return
         self.drop_spare()
         self.root = Path(
@@ -314,18 +303,17 @@ class Staging:
         os.chmod(self.root, 0o755)
         (self.root / MARKER).write_bytes(MARKER_TEXT)
 
-    def tidy(self, recorded: FolderTimes, check: FolderCheck | None = None) -> None:
+    def tidy(self, recorded: FolderTimes) -> None:
         """Make the spare hold exactly `holds`: look inside every folder whose mtime moved.
 
         Anything there that is not ours is removed; a file of ours that is
         missing is forgotten, so it is linked or written again. With no
-        recorded times, every folder is looked inside. `check`: what a look at
-        the recorded folders' times found (made beside the cache's loading).
+        recorded times, every folder is looked inside.
         """
         # What the spare should have: the folders its times were taken of, when they were.
         folders = set(recorded) if recorded else site_folders(self.holds)
         if recorded:
-            check = check or check_folders(self.root, recorded)
+            check = check_folders(self.root, recorded)
             self.found = recorded | check.found
             for folder in check.gone:
                 del self.found[folder]
@@ -395,13 +383,13 @@ class Staging:
             self.throw_away(self.spare)
 
     def throw_away(self, path: Path) -> None:
-        """Move a file or folder into a leftover folder of ours beside the output, deleted in the
-        background (and by the next build, should that not finish)."""
+        """Move a file or folder into a leftover folder of ours beside the output and delete it
+        (a kill meanwhile leaves the folder to the next build, by its name)."""
         doomed = Path(
             tempfile.mkdtemp(prefix=f".{self.out_dir.name}.old-", dir=self.out_dir.parent)
         )
         os.rename(path, doomed / path.name)
-        remove_later(doomed)
+        shutil.rmtree(doomed, ignore_errors=True)
 
     def _target(self, path: str) -> Path:
         if not is_safe_site_path(path):
@@ -458,65 +446,23 @@ class Staging:
         write: Callable[[BinaryIO], None],
         sha: str,
         live_intact: bool,
-        patch: Patch | None = None,
     ) -> str:
         """Stage a large file that `write` writes (into an unbuffered file), known by `sha`.
 
         `sha` identifies the content without reading it (the caller knows what
         it is made of); the previous output's copy is linked when it has the
-        same and is `live_intact` (untouched since it was written). `patch`:
-        how to change the spare's copy into it in place, and that copy's stats
-        as the cache last saw them.
+        same and is `live_intact` (untouched since it was written).
         """
         if self.holds.get(path) == sha:
             return sha  # the spare has it already
         if live_intact and self.previous.get(path) == sha and self.link_from_live(path):
             return sha
         target = self._target(path)
-        if patch is not None and path in self.holds and self.patched(target, *patch):
-            return sha
         temp = target.with_name(f".{target.name}.part")
         with open(temp, "wb", buffering=0) as stream:
             write(stream)
-        self.set_aside(target)
         os.replace(temp, target)
         return sha
-
-    def patched(
-        self, target: Path, stat: tuple[int, int, int], patch: Callable[[BinaryIO], None]
-    ) -> bool:
-        """Change the spare's copy of a file in place (`patch`): only a file of the spare's own
-        (one link: never one the live site shares) that has the size, mtime and inode the cache
-        last saw. False when it is not so; a copy that failed halfway is removed."""
-        if self.root != self.spare or not hasattr(os, "pwrite"):
-            return False
-        flags = os.O_RDWR | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-        try:
-            handle = os.open(target, flags)  # never through a symbolic link; never waits
-        except OSError:
-            return False
-        with open(handle, "r+b", buffering=0) as stream:
-            st = os.fstat(handle)
-            same = (st.st_size, st.st_mtime_ns, st.st_ino) == stat
-            if not (same and stat_module.S_ISREG(st.st_mode) and st.st_nlink == 1):
-                return False
-            try:
-                patch(stream)
-            except OSError:
-                target.unlink(missing_ok=True)
-                return False
-        return True
-
-    def set_aside(self, target: Path) -> None:
-        """Move a large file about to be replaced out of the staged folder, to be deleted in the
-        background: when it is the file's last link, the file system frees its blocks as it is
-        unlinked, and for the 94 MB dump at ten thousand errors that took 60 ms of a build."""
-        try:
-            st = target.lstat()
-        except OSError:
-            return
-        if st.st_nlink == 1 and st.st_size >= SET_ASIDE_BYTES:
-            self.throw_away(target)
 
     def read(self, path: str) -> str | None:
         try:
@@ -605,7 +551,7 @@ class Staging:
             os.rename(out_dir, replaced)
             os.rename(self.root, out_dir)
         if not keep_spare:
-            remove_later(replaced)
+            shutil.rmtree(replaced, ignore_errors=True)
             return None, live
         # The replaced site is the previous output: what it holds is known when the cache knew it.
         if self.previous and (replaced == self.spare or not self.spare.exists()):
@@ -615,7 +561,7 @@ class Staging:
         # Otherwise the cache did not know the replaced folder (new errpages code, or an output
         # changed behind its back): a spare from the new site, so the next build is incremental.
         if replaced != self.spare:
-            remove_later(replaced)
+            shutil.rmtree(replaced, ignore_errors=True)
         self.drop_spare()
         return (None if self.spare.exists() else self.make_spare(outputs)), live
 
@@ -641,7 +587,7 @@ class Staging:
                 os.link(os.path.join(live, path), os.path.join(temp, path))
             os.rename(temp, self.spare)
         except OSError:
-            remove_later(Path(temp))
+            shutil.rmtree(Path(temp), ignore_errors=True)
             return None
         # Nobody but errpages writes into the hidden spare: its folders' times can be trusted.
         spare = str(self.spare)
@@ -654,40 +600,3 @@ class Staging:
         token = secrets.token_hex(16)
         (self.spare / SPARE_MARKER).write_text(token)
         return Spare(token, outputs, folders)
-
-
-def remove_later(folder: Path) -> None:
-    """Delete the replaced site without making the build wait for it.
-
-    Deleting tens of thousands of files took longer than an incremental build,
-    so a detached `rm -rf` does it after the swap; if it never runs to the
-    end, the next build removes what is left (the folder's name is ours).
-    The `rm` holds a lock on the folder while it runs: a build that finds the
-    folder still there while it is being deleted leaves it to that `rm`
-    rather than start another on the same files (six of them were seen
-    racing through one replaced site in builds a second apart).
-    """
-    rm = shutil.which("rm")
-    if rm is None or sys.platform == "win32":
-        shutil.rmtree(folder, ignore_errors=True)
-        return
-    try:
-        handle = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-    except OSError:
-        return  # gone already
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        os.close(handle)
-        return  # an earlier build's rm is on it
-    try:
-        subprocess.Popen(
-            [rm, "-rf", "--", str(folder)],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-            pass_fds=(handle,),  # the lock lives as long as the rm that inherits it
-        )
-    finally:
-        os.close(handle)
