@@ -193,7 +193,7 @@ class BuildCache:
             live_folders={},
         )
         spare = None if self.spare is None else spare_difference(self.spare, self.outputs)
-        # The head's tables of ten thousand entries (plain strings, numbers and tuples): JSON.
+        # The head's tables (plain strings, numbers and tuples): JSON.
         tables = json.dumps(
             (self.outputs, self.dump_layout, self.live_folders),
             separators=(",", ":"),
@@ -384,7 +384,7 @@ def code_version() -> str:
 
     A library is known by its package file's path, size, mtime and inode (an
     upgrade or a reinstall writes it anew), not by its version number: asking
-    the installed packages' metadata cost 30 ms, a tenth of a no-op build.
+    the installed packages' metadata is slow, and every no-op build asks.
     """
     digest = hashlib.sha256(f"{__version__}\n{sys.version}\n".encode())
     for name in RENDERING_LIBRARIES:

@@ -69,7 +69,7 @@ class ProgressBar:
         if not self.enabled or total < 50:
             return
         if self.bar is None:
-            from tqdm import tqdm  # imported only when a bar is shown: it costs a build 30 ms
+            from tqdm import tqdm  # imported only when a bar is shown
 
             self.bar = tqdm(
                 total=total, desc=self.label, unit=self.unit, leave=False, file=sys.stderr

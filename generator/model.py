@@ -114,10 +114,9 @@ class Record:
 class RecordSummary(NamedTuple):
     """What the site-wide stages need of a record: links, listings, indexes, sitemap.
 
-    A build of tens of thousands of errors where one changed keeps only these
-    in memory for the rest; a full record is read (from the cache) only for a
-    page that shows it. A named tuple, as it is loaded from the cache by the
-    ten thousand.
+    A build where few records changed keeps only these in memory for the
+    rest; a full record is read (from the cache) only for a page that shows
+    it.
     """
 
     id: str

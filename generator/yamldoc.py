@@ -227,7 +227,7 @@ def unreadable_character(exc: yaml.reader.ReaderError, text: str, path: str) -> 
 
 def parse_yaml(text: str, path: str) -> tuple[YamlDocument | None, list[Diagnostic]]:
     """Parse one YAML document; return it with its diagnostics (None if unreadable)."""
-    # libyaml composes some twenty times faster; aliases are then caught in _Converter.
+    # libyaml composes much faster; aliases are then caught in _Converter.
     loader = yaml.CSafeLoader(text) if yaml.__with_libyaml__ else RecordLoader(text)
     try:
         node = loader.get_single_node()

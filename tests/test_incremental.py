@@ -221,10 +221,6 @@ def test_a_spare_that_cannot_be_made_leaves_the_build_whole(
     assert snapshot(out) == clean(content, tmp_path)
 
 
-
-
-
-
 @pytest.mark.parametrize("change", ["file", "deep file", "folder", "deleted", "replaced"])
 def test_the_output_changed_by_hand_is_put_right_within_two_builds(
     project: tuple[Path, Path, Path], tmp_path: Path, change: str
@@ -654,5 +650,3 @@ def test_a_theme_listing_page_that_shows_more_than_summaries_follows_every_edit(
     assert snapshot(out) == clean(content, tmp_path)
     pages = "".join(p.read_text() for p in (out / "repos").rglob("*.html"))
     assert pages.count('class="more"') == 1 and "is checked early while" in pages
-
-

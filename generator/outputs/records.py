@@ -130,8 +130,7 @@ def kept_units(
 
     A cached rendering holds while the record was read from the same files,
     links to the same errors, none of which reads differently now, and has
-    the same drift note. (At ten thousand records this runs on every edit:
-    the checks are written out here rather than asked of each object.)
+    the same drift note.
     """
     to_render: list[RecordSummary] = []
     kept: dict[str, UnitEntry] = {}

@@ -93,7 +93,7 @@ def _exchange(a: Path, b: Path) -> bool:
     """Atomically swap two folders; False when the system cannot."""
     if not sys.platform.startswith("linux"):
         return False
-    # Imported here: only a build that writes swaps, and ctypes costs every start 10 ms.
+    # Imported here: only a build that writes swaps, and importing ctypes slows every start.
     # The C library is already loaded: looked up in this process (find_library would run
     # `ldconfig -p` to name it).
     import ctypes
@@ -182,8 +182,7 @@ class FolderCheck(NamedTuple):
 
 
 def check_folders(root: Path, recorded: FolderTimes) -> FolderCheck:
-    """Take every recorded folder's mtime (ten thousand stat calls at ten thousand errors,
-    so a build does it in a helper process, beside loading the cache)."""
+    """Take every recorded folder's mtime, and see which changed since they were recorded."""
     clock = time.time_ns()
     prefix = f"{root}/"
     found: FolderTimes = {}
@@ -570,10 +569,8 @@ class Staging:
 
         The new site holds what this build staged: its folders and files are
         known (`outputs`, and the marker), so they are made and linked from
-        that list, not found by walking the site (at ten thousand errors the
-        walk's listing and paths cost 0.3-0.4 s of CPU time, this loop 0.1 s;
-        the rest, 1-3 s, is the kernel making 10,000 folders). None when it
-        cannot be made (the next build makes one, or does without).
+        that list, not found by walking the site. None when it cannot be made
+        (the next build makes one, or does without).
         """
         temp = tempfile.mkdtemp(prefix=f".{self.out_dir.name}.new-", dir=self.out_dir.parent)
         folders = site_folders(outputs)
