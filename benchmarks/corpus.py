@@ -12,7 +12,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from generator.schema import derive_id
+from generator.content.schema import derive_id
 
 EXCEPTIONS = ["ValueError", "TypeError", "RuntimeError", "KeyError", "NotImplementedError"]
 WORDS = (

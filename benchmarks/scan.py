@@ -20,8 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from generator.pyraises import scan_source
-from generator.scan import scan_repository
+from generator.git.pyraises import scan_source
+from generator.git.scan import scan_repository
 
 RAISES = [
     'raise ValueError("plain message number {n} of module {seed}")',

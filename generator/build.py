@@ -22,19 +22,17 @@ from typing import BinaryIO
 
 from jinja2 import Environment, TemplateError, TemplateSyntaxError
 
-from generator import urls
-from generator.cache import (
-    BuildCache,
-    RecordEntry,
-    UnitEntry,
-    cache_file,
-    code_version,
-    folder_identity,
-    load_cache,
-    tree_fingerprint,
-    unchanged_since,
+from generator.content.config import normalise_base_url, read_config
+from generator.content.listing import (
+    ContentFiles,
+    display_path,
+    list_content,
+    shown_records_folder,
 )
-from generator.config import normalise_base_url, read_config
+from generator.content.loader import LoadedContent, load_content, parse_files
+from generator.content.published import check_published
+from generator.content.schema import validate_document
+from generator.content.yamldoc import parse_yaml
 from generator.diagnostics import (
     Diagnostic,
     Position,
@@ -44,22 +42,16 @@ from generator.diagnostics import (
     warning,
     with_source_lines,
 )
-from generator.linkcheck import check_cross_links, check_page
-from generator.links import link_records, retitled
-from generator.listing import (
-    ContentFiles,
-    display_path,
-    list_content,
-    shown_records_folder,
-)
-from generator.loader import LoadedContent, load_content, parse_files
-from generator.model import (
-    Record,
-    RecordStore,
-    RecordSummary,
-    Site,
-    SiteConfig,
-    summarize,
+from generator.memo.cache import (
+    BuildCache,
+    RecordEntry,
+    UnitEntry,
+    cache_file,
+    code_version,
+    folder_identity,
+    load_cache,
+    tree_fingerprint,
+    unchanged_since,
 )
 from generator.outputs import OutputFile
 from generator.outputs.api import api_files, errors_index, index_entry
@@ -75,6 +67,7 @@ from generator.outputs.hosting import (
     source_date,
     write_ndjson,
 )
+from generator.outputs.linkcheck import check_cross_links, check_page
 from generator.outputs.pages import PageMemo, page_files
 from generator.outputs.records import (
     RenderTask,
@@ -97,11 +90,18 @@ from generator.parallel import (
     collector_paused,
     fork_map,
 )
-from generator.published import check_published
-from generator.render import make_environment, render_error_page
-from generator.schema import validate_document
-from generator.themes import BUILTIN_THEMES, theme_layers
-from generator.yamldoc import parse_yaml
+from generator.render.templates import make_environment, render_error_page
+from generator.render.themes import BUILTIN_THEMES, theme_layers
+from generator.site import urls
+from generator.site.links import link_records, retitled
+from generator.site.model import (
+    Record,
+    RecordStore,
+    RecordSummary,
+    Site,
+    SiteConfig,
+    summarize,
+)
 
 DEFAULT_CACHE_DIR = Path(".errpages-cache")
 

@@ -15,7 +15,7 @@ from urllib.parse import urlencode
 
 import click
 
-from generator import __version__, urls
+from generator import __version__
 from generator.build import (
     DEFAULT_CACHE_DIR,
     BuildReport,
@@ -24,16 +24,17 @@ from generator.build import (
     load_site,
     theme_folders,
 )
+from generator.content.listing import display_path
 from generator.diagnostics import Diagnostic, Level, plural, printable
-from generator.listing import display_path
-from generator.model import SiteConfig
+from generator.site import urls
+from generator.site.model import SiteConfig
 
 # Each command imports what only it needs (scanning, pinning, serving, ...) when it runs:
 # `errpages build`, run on every commit, does not pay for the others' imports.
 if TYPE_CHECKING:
     from tqdm import tqdm
 
-    from generator.lookup import LookupMatch
+    from generator.site.lookup import LookupMatch
 
 CONTENT_OPTION = click.option(
     "--content",
@@ -306,14 +307,14 @@ def new_command(
     content: Path, repo: str | None, exception: str | None, message: str | None, force: bool
 ) -> None:
     """Scaffold a new error record with a fresh id."""
-    from generator.scaffold import (
+    from generator.content.scaffold import (
         fresh_id,
         new_record_path,
         record_text,
         schema_reference,
         write_new_record,
     )
-    from generator.schema import REPO_RE
+    from generator.content.schema import REPO_RE
 
     repo = ask(repo, "Repo")
     if not REPO_RE.match(repo):
@@ -375,7 +376,7 @@ def lookup_command(
     drafts: bool,
 ) -> None:
     """Find the errors a traceback or log shows. Exit 1 when nothing matches."""
-    from generator.lookup import compile_matchers, lookup
+    from generator.site.lookup import compile_matchers, lookup
 
     if not content.is_dir():
         fail_on(content_folder_missing(content))
@@ -466,9 +467,9 @@ def pin_command(
     record: str, content: Path, repo_dir: Path, rev: str, context: int | None, force: bool
 ) -> None:
     """Pin RECORD (a record file or id) to a commit of the project's repository."""
-    from generator.git import GitError
-    from generator.pin import pin_record
-    from generator.pinning import PinError
+    from generator.git.pin import pin_record
+    from generator.git.pinning import PinError
+    from generator.git.repo import GitError
 
     try:
         result = pin_record(content, record, repo_dir, rev, context, force)
@@ -503,10 +504,10 @@ def scan_command(
     repo_dir: Path, content: Path, repo: str, rev: str, under: str, out: Path | None, as_json: bool
 ) -> None:
     """Scaffold a draft record for every raise site in REPO_DIR that has no record yet."""
-    from generator.git import GitError
-    from generator.pinning import PinError
-    from generator.scan import scan_repository
-    from generator.schema import REPO_RE
+    from generator.content.schema import REPO_RE
+    from generator.git.pinning import PinError
+    from generator.git.repo import GitError
+    from generator.git.scan import scan_repository
 
     if not REPO_RE.match(repo):
         raise click.BadParameter(f"{repo!r} is not owner/name", param_hint="--repo")
@@ -544,9 +545,9 @@ def drift_command(
     strict: bool,
 ) -> None:
     """Check pinned records against the repository: same, moved, changed or removed."""
-    from generator.drift import drift_table, run_drift, save_drift
-    from generator.git import GitError
-    from generator.pinning import PinError
+    from generator.git.drift import drift_table, run_drift, save_drift
+    from generator.git.pinning import PinError
+    from generator.git.repo import GitError
 
     try:
         progress = ProgressBar("Checking", enabled=not as_json, unit="record")
@@ -586,7 +587,7 @@ def drift_command(
 @click.argument("folder", type=click.Path(file_okay=False, path_type=Path), default=Path("."))
 def init_command(folder: Path) -> None:
     """Start a site in FOLDER (default: here): content/ with settings and an example error."""
-    from generator.starter import init_site
+    from generator.content.starter import init_site
 
     try:
         started = init_site(folder)
@@ -621,9 +622,9 @@ def ids_group() -> None:
 @CONTENT_OPTION
 def ids_record_command(content: Path) -> None:
     """Add the ids the content publishes (no drafts) to the registry; run it after a deploy."""
-    from generator.files import atomic_write_text
-    from generator.loader import load_manifest
-    from generator.published import MANIFEST, Manifest, with_recorded
+    from generator.content.files import atomic_write_text
+    from generator.content.loader import load_manifest
+    from generator.content.published import MANIFEST, Manifest, with_recorded
 
     if not content.is_dir():
         fail_on(content_folder_missing(content))
@@ -653,7 +654,7 @@ def ids_record_command(content: Path) -> None:
 
 
 def error_id_argument(_ctx: click.Context, _param: click.Parameter, values: Any) -> Any:
-    from generator.schema import ID_RE
+    from generator.content.schema import ID_RE
 
     for value in values:
         if not ID_RE.match(value):
@@ -666,9 +667,9 @@ def error_id_argument(_ctx: click.Context, _param: click.Parameter, values: Any)
 @CONTENT_OPTION
 def ids_forget_command(error_ids: tuple[str, ...], content: Path) -> None:
     """Take back ids recorded by mistake that never went live (never a deployed one)."""
-    from generator.files import atomic_write_text
-    from generator.loader import load_manifest
-    from generator.published import MANIFEST, without
+    from generator.content.files import atomic_write_text
+    from generator.content.loader import load_manifest
+    from generator.content.published import MANIFEST, without
 
     path = content / MANIFEST
     manifest, problems = load_manifest(path)
@@ -715,8 +716,8 @@ def serve_command(
     content: Path, out: Path, host: str, port: int, cache_dir: Path, no_watch: bool, drafts: bool
 ) -> None:
     """Build, serve on http://127.0.0.1:PORT/, and rebuild and reload the tabs on every change."""
-    from generator.devserver import LiveHandler, LiveState, watch_and_rebuild, written_by_builds
-    from generator.serve import free_port_server, url_of
+    from generator.serve.dev import LiveHandler, LiveState, watch_and_rebuild, written_by_builds
+    from generator.serve.static import free_port_server, url_of
 
     state = LiveState()
     warned: set[Diagnostic] = set()  # each warning is said once a session, not every rebuild
@@ -775,7 +776,7 @@ def theme_group() -> None:
 @click.option("--force", is_flag=True, help="Copy into a folder that is not empty.")
 def theme_eject_command(target: Path, force: bool) -> None:
     """Copy the default theme to TARGET (default themes/mytheme) to start a theme from."""
-    from generator.themes import eject_theme
+    from generator.render.themes import eject_theme
 
     try:
         copied = eject_theme(target, force)
@@ -798,7 +799,7 @@ def theme_eject_command(target: Path, force: bool) -> None:
 )
 def schema_command(write_to: Path | None) -> None:
     """Print the record format as a JSON Schema."""
-    from generator.record_schema import record_schema
+    from generator.content.record_schema import record_schema
 
     text = json.dumps(record_schema(), indent=2, ensure_ascii=False) + "\n"
     if write_to is None:

@@ -13,8 +13,8 @@ from typing import Any
 
 import yaml
 
-from generator.lookup import compile_matchers, lookup
-from generator.model import Record, Snippet, Source
+from generator.site.lookup import compile_matchers, lookup
+from generator.site.model import Record, Snippet, Source
 
 CASES_FILE = Path(__file__).resolve().parent / "lookup_cases.yaml"
 LOOKUP_JS = Path(__file__).resolve().parent.parent / "themes" / "default" / "static" / "lookup.js"
@@ -164,7 +164,7 @@ def random_cases(seed: int, count: int) -> list[LookupCase]:
 
 
 def re_split_placeholders(template: str) -> list[str]:
-    from generator.messages import TOKEN_RE
+    from generator.content.messages import TOKEN_RE
 
     parts, last = [], 0
     for found in TOKEN_RE.finditer(template):

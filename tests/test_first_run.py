@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from generator.listing import display_path
-from generator.record_schema import record_schema
+from generator.content.listing import display_path
+from generator.content.record_schema import record_schema
 from tests.conftest import REPO_ROOT, Served, run_cli, valid_record
 
 INVALID = Path(__file__).resolve().parent / "invalid"

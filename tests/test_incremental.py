@@ -13,9 +13,9 @@ import pytest
 
 from benchmarks.corpus import write_corpus
 from generator import build as build_module
-from generator import cache as cache_module
 from generator.build import build
-from generator.listing import shown_records_folder
+from generator.content.listing import shown_records_folder
+from generator.memo import cache as cache_module
 from generator.outputs import pages as pages_module
 from tests.conftest import REPO_ROOT, leftovers
 

@@ -13,12 +13,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from generator.build import build
-from generator.messages import message_parts
-from generator.model import ErrorLinks, Record, RecordSummary, SiteConfig, Snippet, Source
+from generator.content.messages import message_parts
+from generator.content.schema import RECORD_KEYS
 from generator.outputs.search import search_files
-from generator.render import make_environment, render_error_page
-from generator.reveal import reveal_text
-from generator.schema import RECORD_KEYS
+from generator.render.reveal import reveal_text
+from generator.render.templates import make_environment, render_error_page
+from generator.site.model import ErrorLinks, Record, RecordSummary, SiteConfig, Snippet, Source
 from tests.conftest import REPO_ROOT, valid_record
 
 THEME = REPO_ROOT / "themes" / "default"
@@ -155,7 +155,7 @@ def test_fast_python_highlighter_keeps_every_character_and_balances_spans(code: 
     """One HTML fragment per line; strip the tags, unescape, and the code is back, unchanged."""
     import html
 
-    from generator.pylex import python_html_lines
+    from generator.render.pylex import python_html_lines
 
     lines = python_html_lines(code)
     assert len(lines) == code.count("\n") + 1
@@ -172,7 +172,7 @@ def test_fast_python_highlighter_matches_pygments_on_everyday_code() -> None:
     from pygments.formatters import HtmlFormatter
     from pygments.lexers import PythonLexer
 
-    from generator.pylex import python_html_lines
+    from generator.render.pylex import python_html_lines
 
     code = (
         "@dataclass(frozen=True)\n"
@@ -206,7 +206,7 @@ pieces = st.sampled_from(['href="', 'src="', 'action="', '"', " ", "\n", "\u00a0
 def test_link_attributes_are_what_the_pattern_finds(text: str) -> None:
     """The link checker's plain searches find what the regular expression finds, overlaps and
     all (an attribute value ending in ` src=` is not a src attribute)."""
-    from generator.linkcheck import link_attributes
+    from generator.outputs.linkcheck import link_attributes
 
     expected = [(m.start(), m.end(), m.group(1)) for m in LINK_PATTERN.finditer(text)]
     assert link_attributes(text) == expected

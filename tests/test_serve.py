@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.serve import make_server, safe_path, url_of
+from generator.serve.static import make_server, safe_path, url_of
 
 
 @pytest.fixture
@@ -132,7 +132,7 @@ def test_a_path_part_longer_than_any_file_name_is_not_found(served: tuple[str, i
 
 
 def test_the_live_server_refuses_other_hosts_its_pages_and_its_events(tmp_path: Path) -> None:
-    from generator.devserver import EVENTS_PATH, LiveHandler, LiveState
+    from generator.serve.dev import EVENTS_PATH, LiveHandler, LiveState
 
     site = tmp_path / "site"
     site.mkdir()

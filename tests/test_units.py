@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from generator.links import short_text
-from generator.markdown import is_safe_url, render_markdown
-from generator.messages import placeholder_names
-from generator.model import Analysis, Record, Snippet, Source, summarize
+from generator.content.messages import placeholder_names
+from generator.content.schema import derive_id, normalise_snippet_name
 from generator.outputs.write import _exchange
-from generator.render import FullReads, ListedRecord, message_html
-from generator.schema import derive_id, normalise_snippet_name
+from generator.render.markdown import is_safe_url, render_markdown
+from generator.render.templates import FullReads, ListedRecord, message_html
+from generator.site.links import short_text
+from generator.site.model import Analysis, Record, Snippet, Source, summarize
 
 
 def test_derive_id_is_documented_rule() -> None:
@@ -93,8 +93,8 @@ def test_snippet_names_stay_inside_snippets(name: str, expected: str | None) -> 
 
 
 def test_hidden_characters_are_revealed_but_emoji_sequences_kept() -> None:
-    from generator.highlight import highlight_lines
-    from generator.reveal import reveal_text
+    from generator.render.highlight import highlight_lines
+    from generator.render.reveal import reveal_text
 
     assert reveal_text("a\u202eb\u200bc") == "a[U+202E]b[U+200B]c"
     family = "👨\u200d👩\u200d👧"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.files import FileChanged, atomic_write_text
+from generator.content.files import FileChanged, atomic_write_text
 from tests.conftest import REPO_ROOT, run_cli, valid_record
 from tests.gitrepo import GitRepo
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from generator.linkcheck import CrossLink
+from generator.outputs.linkcheck import CrossLink
 
 
 @dataclass(frozen=True)

@@ -6,10 +6,10 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from generator import urls
-from generator.model import ErrorLinks, LinkRef, Record, RecordSummary, Site, SiteConfig
+from generator.content.record_schema import record_schema
 from generator.outputs import OutputFile
-from generator.record_schema import record_schema
+from generator.site import urls
+from generator.site.model import ErrorLinks, LinkRef, Record, RecordSummary, Site, SiteConfig
 
 
 def dump_json(data: Any, indent: int | None = 2) -> bytes:

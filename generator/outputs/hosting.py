@@ -18,17 +18,17 @@ from typing import BinaryIO
 
 from jinja2 import Environment
 
-from generator import urls
-from generator.links import short_text
-from generator.markdown import plain_text
-from generator.model import RecordSummary, Site
 from generator.outputs import OutputFile
-from generator.render import (
+from generator.render.markdown import plain_text
+from generator.render.templates import (
     first_sentence,
     group_by_repo,
     render_not_found_page,
     render_redirect_page,
 )
+from generator.site import urls
+from generator.site.links import short_text
+from generator.site.model import RecordSummary, Site
 
 NOJEKYLL = ".nojekyll"
 

@@ -24,12 +24,10 @@ from typing import Any
 
 from jinja2 import Environment
 
-from generator import urls
-from generator.linkcheck import CrossLink
-from generator.model import RecordSummary, Site
 from generator.outputs import OutputFile
 from generator.outputs.hosting import feed_updated, feed_xml
-from generator.render import (
+from generator.outputs.linkcheck import CrossLink
+from generator.render.templates import (
     FullReads,
     group_by_repo,
     home_page_context,
@@ -38,6 +36,8 @@ from generator.render import (
     repo_page_context,
     search_page_context,
 )
+from generator.site import urls
+from generator.site.model import RecordSummary, Site
 
 # Inputs (the template first, for a page), sha256, and the page's links to other pages'
 # anchors (None until its links were checked).

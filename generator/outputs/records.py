@@ -18,17 +18,17 @@ from pathlib import Path
 
 from jinja2 import Environment
 
-from generator import urls
-from generator.cache import BuildCache, UnitEntry, Version
 from generator.diagnostics import Diagnostic
-from generator.linkcheck import CrossLink, check_page
-from generator.markdown import render_markdown, render_markdown_inline
-from generator.model import DriftNote, ErrorLinks, Record, RecordSummary, Site, SiteConfig
+from generator.memo.cache import BuildCache, UnitEntry, Version
 from generator.outputs.api import error_data, index_entry
+from generator.outputs.linkcheck import CrossLink, check_page
 from generator.outputs.search import meaning_words
 from generator.outputs.write import Staging
 from generator.parallel import fork_map
-from generator.render import error_page_context, make_environment
+from generator.render.markdown import render_markdown, render_markdown_inline
+from generator.render.templates import error_page_context, make_environment
+from generator.site import urls
+from generator.site.model import DriftNote, ErrorLinks, Record, RecordSummary, Site, SiteConfig
 
 
 @dataclass(frozen=True)

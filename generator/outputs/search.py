@@ -14,10 +14,10 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from generator import urls
-from generator.markdown import text_of_html
-from generator.model import Record, RecordSummary
 from generator.outputs import OutputFile
+from generator.render.markdown import text_of_html
+from generator.site import urls
+from generator.site.model import Record, RecordSummary
 
 FIELDS = ("id", "repo", "kind", "exception", "message", "title", "path", "tags", "words", "retired")
 # Fields whose values repeat across errors: shipped once in `strings`, referred to by number.

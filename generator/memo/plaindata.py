@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Union, get_args, get_origin, get_type_hints
 
 from generator.diagnostics import Diagnostic, Level, Position
-from generator.model import (
+from generator.site.model import (
     Analysis,
     DriftNote,
     ExampleFix,

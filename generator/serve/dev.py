@@ -16,7 +16,7 @@ from pathlib import Path
 
 from watchfiles import watch
 
-from generator.serve import SiteHandler
+from generator.serve.static import SiteHandler
 
 EVENTS_PATH = "/__errpages/events"
 SCRIPT_PATH = "/__errpages/live.js"

@@ -18,20 +18,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from generator.content.files import FileChanged, atomic_write_text
+from generator.content.loader import DRIFT_FILE, load_content
+from generator.content.schema import validate_records
 from generator.diagnostics import printable
-from generator.files import FileChanged, atomic_write_text
-from generator.git import (
-    GitError,
-    Repository,
-    open_repository,
-    read_file,
-    renamed_path,
-    resolve_commit,
-)
-from generator.loader import DRIFT_FILE, load_content
-from generator.model import Record
-from generator.pin import apply_pin
-from generator.pinning import (
+from generator.git.pin import apply_pin
+from generator.git.pinning import (
     Pin,
     PinError,
     decode_source,
@@ -39,8 +31,16 @@ from generator.pinning import (
     snippet_span,
     source_lines,
 )
-from generator.pyraises import RaiseSite, canonical, scan_source
-from generator.schema import validate_records
+from generator.git.pyraises import RaiseSite, canonical, scan_source
+from generator.git.repo import (
+    GitError,
+    Repository,
+    open_repository,
+    read_file,
+    renamed_path,
+    resolve_commit,
+)
+from generator.site.model import Record
 
 CHANGED_SIMILARITY = 0.6
 

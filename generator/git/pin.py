@@ -6,14 +6,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator.files import atomic_write_text, refuse_link
-from generator.git import GitError, open_repository, read_file, resolve_commit
-from generator.loader import LoadedContent, load_content
-from generator.model import TextFile
-from generator.pinning import Pin, PinError, cut_pin, decode_source
-from generator.recordfile import update_source
-from generator.schema import FieldReader, parse_snippet_file
-from generator.yamldoc import YamlDocument
+from generator.content.files import atomic_write_text, refuse_link
+from generator.content.loader import LoadedContent, load_content
+from generator.content.recordfile import update_source
+from generator.content.schema import FieldReader, parse_snippet_file
+from generator.content.yamldoc import YamlDocument
+from generator.git.pinning import Pin, PinError, cut_pin, decode_source
+from generator.git.repo import GitError, open_repository, read_file, resolve_commit
+from generator.site.model import TextFile
 
 
 @dataclass(frozen=True)

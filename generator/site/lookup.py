@@ -26,8 +26,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from generator.messages import message_parts
-from generator.model import RecordSummary
+from generator.content.messages import message_parts
+from generator.site.model import RecordSummary
 
 # Line breaks are \n and \r; these are the other white space characters.
 WHITESPACE = (

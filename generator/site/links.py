@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from operator import attrgetter
 
 from generator.diagnostics import Diagnostic, Position, did_you_mean, error, warning
-from generator.model import ErrorLinks, LinkRef, RecordSummary
+from generator.site.model import ErrorLinks, LinkRef, RecordSummary
 
 SHORT_TITLE_LENGTH = 60
 

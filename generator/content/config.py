@@ -6,9 +6,9 @@ import re
 from dataclasses import fields
 
 from generator.diagnostics import Diagnostic, did_you_mean
-from generator.model import SiteConfig
-from generator.schema import REPO_RE, FieldReader
-from generator.yamldoc import YamlDocument
+from generator.site.model import SiteConfig
+from generator.content.schema import REPO_RE, FieldReader
+from generator.content.yamldoc import YamlDocument
 
 URL_RE = re.compile(r"^https?://[^\s<>\"']+$")
 SOURCE_FIELDS = ("repo", "commit", "path", "line", "start", "end")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from urllib.parse import quote
 
-from generator.model import Record, SiteConfig
+from generator.site.model import Record, SiteConfig
 
 
 def error_page(error_id: str) -> str:

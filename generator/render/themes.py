@@ -12,11 +12,10 @@ import shutil
 from pathlib import Path
 
 # Installed, the default theme lives inside the package; in the repository, in themes/.
-PACKAGED_THEMES = Path(__file__).resolve().parent / "themes"
+PACKAGE = Path(__file__).resolve().parent.parent  # generator/
+PACKAGED_THEMES = PACKAGE / "themes"
 BUILTIN_THEMES = (
-    PACKAGED_THEMES
-    if (PACKAGED_THEMES / "default").is_dir()
-    else Path(__file__).resolve().parent.parent / "themes"
+    PACKAGED_THEMES if (PACKAGED_THEMES / "default").is_dir() else PACKAGE.parent / "themes"
 )
 DEFAULT_THEME = BUILTIN_THEMES / "default"
 

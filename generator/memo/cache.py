@@ -37,18 +37,19 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, NamedTuple, get_type_hints
 
-from generator import __version__, plaindata
+from generator import __version__
+from generator.content.listing import StatKey
+from generator.content.loader import SnippetFiles
 from generator.diagnostics import Diagnostic
-from generator.links import LinkIds
-from generator.listing import StatKey
-from generator.loader import SnippetFiles
-from generator.model import DriftNote, Record, RecordSummary
+from generator.memo import plaindata
 from generator.outputs.hosting import DumpStat, Layout
 from generator.outputs.pages import Rendered
 from generator.outputs.write import MARKER, FolderTimes, Spare
+from generator.site.links import LinkIds
+from generator.site.model import DriftNote, Record, RecordSummary
 
 CACHE_FORMAT = 15
-GENERATOR_DIR = Path(__file__).resolve().parent
+GENERATOR_DIR = Path(__file__).resolve().parent.parent
 
 # What a record was read from: its file (named under errors/, so the same from any working
 # folder), the file's stats and its snippet file's stats. A record read from the same files

@@ -7,9 +7,9 @@ import os
 import re
 from pathlib import Path
 
-from generator.files import atomic_write_text
-from generator.messages import message_parts
-from generator.schema import derive_id
+from generator.content.files import atomic_write_text
+from generator.content.messages import message_parts
+from generator.content.schema import derive_id
 
 
 def slug(template: str, words: int = 8) -> str:

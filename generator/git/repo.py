@@ -12,7 +12,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator.schema import is_repo_path
+from generator.content.schema import is_repo_path
 
 
 class GitError(Exception):

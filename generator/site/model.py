@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from generator.diagnostics import Position
 
 if TYPE_CHECKING:
-    from generator.links import LinkGraph
+    from generator.site.links import LinkGraph
 
 
 @dataclass(frozen=True)

@@ -6,10 +6,10 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator.files import atomic_write_text
-from generator.pinning import Pin
-from generator.record_schema import record_schema
-from generator.schema import derive_id
+from generator.content.files import atomic_write_text
+from generator.git.pinning import Pin
+from generator.content.record_schema import record_schema
+from generator.content.schema import derive_id
 
 SCHEMA_FILE = Path("schema") / "record.schema.json"
 GITIGNORE_LINES = ("/site/", "/.site.*", "/.errpages-cache/")

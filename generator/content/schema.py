@@ -18,9 +18,9 @@ from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
 from pygments.util import ClassNotFound
 
 from generator.diagnostics import Diagnostic, Position, closest, did_you_mean, error, warning
-from generator.model import Analysis, ExampleFix, Record, Retired, Snippet, Source, TextFile, When
-from generator.pylex import PYTHON_LANGUAGES, statement_words
-from generator.yamldoc import KeyPath, YamlDocument, parse_yaml
+from generator.site.model import Analysis, ExampleFix, Record, Retired, Snippet, Source, TextFile, When
+from generator.render.pylex import PYTHON_LANGUAGES, statement_words
+from generator.content.yamldoc import KeyPath, YamlDocument, parse_yaml
 
 ID_RE = re.compile(r"^[0-9a-f]{16}$")
 COMMIT_RE = re.compile(r"^[0-9a-f]{7,40}$")

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from generator.diagnostics import Diagnostic, Position, error, warning
-from generator.listing import (
+from generator.content.listing import (
     RECORD_SUFFIXES,
     ContentFiles,
     FoundFile,
@@ -24,9 +24,9 @@ from generator.listing import (
     list_content,
     shown_records_folder,
 )
-from generator.model import DriftNote, RecordSummary, TextFile
-from generator.published import MANIFEST, Manifest, parse_manifest
-from generator.yamldoc import YamlDocument, parse_yaml
+from generator.site.model import DriftNote, RecordSummary, TextFile
+from generator.content.published import MANIFEST, Manifest, parse_manifest
+from generator.content.yamldoc import YamlDocument, parse_yaml
 
 MAX_RECORD_BYTES = 2 * 1024 * 1024
 MAX_SNIPPET_BYTES = 2 * 1024 * 1024

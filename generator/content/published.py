@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from generator.diagnostics import Diagnostic, Position, error
-from generator.schema import ID_RE
+from generator.content.schema import ID_RE
 
 MANIFEST = "published-ids.txt"
 HEADER = (

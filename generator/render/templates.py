@@ -30,12 +30,15 @@ from jinja2 import (
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from markupsafe import Markup, escape
 
-from generator import __version__, urls
-from generator.highlight import highlight_block, highlight_lines
-from generator.links import short_text
-from generator.markdown import render_markdown, render_markdown_inline, text_of_html
-from generator.messages import message_parts, placeholder_names
-from generator.model import (
+from generator import __version__
+from generator.content.messages import message_parts, placeholder_names
+from generator.render.highlight import highlight_block, highlight_lines
+from generator.render.markdown import render_markdown, render_markdown_inline, text_of_html
+from generator.render.reveal import finalize, reveal_html, reveal_text
+from generator.render.themes import theme_layers
+from generator.site import urls
+from generator.site.links import short_text
+from generator.site.model import (
     DriftNote,
     ErrorLinks,
     LinkRef,
@@ -44,8 +47,6 @@ from generator.model import (
     Site,
     SiteConfig,
 )
-from generator.reveal import finalize, reveal_html, reveal_text
-from generator.themes import theme_layers
 
 
 def anchor(text: str) -> str:

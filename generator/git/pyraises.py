@@ -14,7 +14,7 @@ import re
 import string
 from dataclasses import dataclass, field
 
-from generator.messages import message_parts
+from generator.content.messages import message_parts
 
 SIMPLE_FORMAT_RE = re.compile(r"%(?:\((\w+)\))?([-#0 +]*\d*(?:\.\d+)?)([sdirfgexXoc%])")
 

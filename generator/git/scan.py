@@ -8,15 +8,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from generator.content.files import atomic_write_text
+from generator.content.loader import load_content
+from generator.content.scaffold import slug
+from generator.content.schema import TO_WRITE, derive_id, is_repo_path
+from generator.content.yamldoc import YamlDocument
 from generator.diagnostics import plural
-from generator.files import atomic_write_text
-from generator.git import list_files, open_repository, read_files, resolve_commit
-from generator.loader import load_content
-from generator.pinning import Pin, PinError, decode_source, snippet_span, source_lines
-from generator.pyraises import RaiseSite, canonical, scan_source
-from generator.scaffold import slug
-from generator.schema import TO_WRITE, derive_id, is_repo_path
-from generator.yamldoc import YamlDocument
+from generator.git.pinning import Pin, PinError, decode_source, snippet_span, source_lines
+from generator.git.pyraises import RaiseSite, canonical, scan_source
+from generator.git.repo import list_files, open_repository, read_files, resolve_commit
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 

@@ -10,9 +10,9 @@ import difflib
 import posixpath
 from dataclasses import dataclass
 
-from generator.messages import message_parts
-from generator.pyraises import RaiseSite, canonical, scan_source
-from generator.schema import is_repo_path, snippet_hash
+from generator.content.messages import message_parts
+from generator.content.schema import is_repo_path, snippet_hash
+from generator.git.pyraises import RaiseSite, canonical, scan_source
 
 MAX_SNIPPET_LINES = 40
 MIN_BLOCK_LINES = 12

@@ -1,0 +1,1 @@
+"""Reading and writing what the user wrote: content/ listed, YAML parsed, records validated."""

@@ -1,0 +1,1 @@
+"""Rendering: templates and their context, Markdown, highlighting, themes."""

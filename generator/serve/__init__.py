@@ -1,0 +1,1 @@
+"""`errpages serve`: the local server, the watcher and the rebuilds."""
