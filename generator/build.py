@@ -13,7 +13,7 @@ import hashlib
 import os
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -46,6 +46,7 @@ from generator.memo.cache import (
     BuildCache,
     RecordEntry,
     UnitEntry,
+    Version,
     cache_file,
     code_version,
     folder_identity,
@@ -53,7 +54,8 @@ from generator.memo.cache import (
     tree_fingerprint,
     unchanged_since,
 )
-from generator.outputs import OutputFile
+from generator.memo.memo import Memo
+from generator.outputs import OutputFile, Planned
 from generator.outputs.api import api_files, errors_index, index_entry
 from generator.outputs.assets import asset_files
 from generator.outputs.hosting import (
@@ -68,7 +70,7 @@ from generator.outputs.hosting import (
     write_ndjson,
 )
 from generator.outputs.linkcheck import check_cross_links, check_page
-from generator.outputs.pages import PageMemo, page_files
+from generator.outputs.pages import page_files
 from generator.outputs.records import (
     RenderTask,
     kept_units,
@@ -388,11 +390,14 @@ def plan_outputs(
     env: Environment,
     options: BuildOptions,
     report: BuildReport,
-    memo: PageMemo | None = None,
+    memo: Memo,
+    version: Callable[[str], Version],
 ) -> Plan | None:
-    """Render the site-wide pages and list every path the whole site will have."""
+    """Render the site-wide pages (those whose inputs changed) and list every path the whole
+    site will have."""
     try:
-        site_files = page_files(site, env, memo) + api_files() + asset_files(theme_dir)
+        pages = [memo.made(planned) for planned in page_files(site, env, version)]
+        site_files = pages + api_files() + asset_files(theme_dir)
         site_files += redirect_files(site, env)
     except TemplateError as exc:
         report.diagnostics.append(template_diagnostic(exc, theme_dir))
@@ -483,14 +488,12 @@ def stage_site_files(
     report: BuildReport,
     old_layout: Layout,
     layout: Layout,
-    memo: PageMemo | None = None,
-    listed_as_before: bool = False,
+    memo: Memo,
 ) -> dict[str, str]:
-    """Stage the site-wide files, the search index and the hosting files; check page links.
+    """Stage the site-wide files, the indexes and the hosting files; check page links.
 
     `layout` is filled with where each error's line went in api/errors.ndjson. `memo`: what the
-    site-wide pages were made from, to remember their links in. `listed_as_before`: see
-    `listings_as_before`.
+    site-wide files were made from, to remember pages' links in.
     """
     written: dict[str, str] = {}
     if not plan.global_shard:
@@ -505,11 +508,8 @@ def stage_site_files(
     try:
         hosting = hosting_files(site, env)
         stage_checked([*plan.site_files, *hosting], plan, staging, report, written, memo)
-        listings, carried = listing_files(site, units, memo, listed_as_before, staging.holds.get)
+        listings = [memo.made(planned) for planned in listing_files(site, units, other_words)]
         stage_checked(listings, plan, staging, report, written)
-        written.update(carried)
-        search = search_index_files(site, units, other_words)
-        stage_checked(search, plan, staging, report, written)
     except TemplateError as exc:
         report.diagnostics.append(template_diagnostic(exc, theme_dir))
     written[urls.ERRORS_NDJSON] = stage_dump(site, staging, units, other_shards, old_layout, layout)
@@ -522,7 +522,7 @@ def stage_checked(
     staging: Staging,
     report: BuildReport,
     written: dict[str, str],
-    memo: PageMemo | None = None,
+    memo: Memo | None = None,
 ) -> None:
     """Check each page's links, stage each file, note what was written.
 
@@ -630,90 +630,47 @@ def check_cache_folder(cache_dir: Path, out_dir: Path) -> list[Diagnostic]:
     return []
 
 
-def search_index_files(
-    site: Site, units: dict[str, UnitEntry], other_words: dict[str, str]
-) -> list[OutputFile]:
-    """The search index, from every error's meaning words."""
-    words = {record_id: unit.meaning_words for record_id, unit in units.items()} | other_words
-    return hashed(search_files(site.records, words))
-
-
-def hashed(files: list[OutputFile]) -> list[OutputFile]:
-    """Files with their hashes."""
-    return [replace(file, sha=hashlib.sha256(file.content).hexdigest()) for file in files]
-
-
 def listing_files(
-    site: Site,
-    units: dict[str, UnitEntry],
-    memo: PageMemo | None = None,
-    as_before: bool = False,
-    held: Callable[[str], str | None] = lambda _path: None,
-) -> tuple[list[OutputFile], dict[str, str]]:
-    """The errors index and the sitemap, from every error's summary; and those carried over
-    as they are (by path, their hashes).
-
-    Each is made again only when what it shows changed: the sitemap each
-    error's id, repository and analysis date, the index each error's entry.
-    With `as_before` (`listings_as_before`: the same errors in the same order,
-    each with the entry it had) the index is what the last build made, and is
-    taken from it: carried over untouched when the staging folder `held` that
-    very file already, else read back from the output.
-    """
-    memo = memo or PageMemo()
-    earlier = memo.previous.get(urls.ERRORS_INDEX_JSON)
-    files: list[OutputFile] = []
-    carried: dict[str, str] = {}
-    if as_before and earlier is not None:
-        sha = memo.carried_over(urls.ERRORS_INDEX_JSON, held(urls.ERRORS_INDEX_JSON))
-        if sha is not None:
-            carried[urls.ERRORS_INDEX_JSON] = sha
-        else:
-            make = partial(errors_index_bytes, site, units)
-            files.append(memo.made(urls.ERRORS_INDEX_JSON, earlier[0], make, "errors index"))
-    else:
-        content = errors_index_bytes(site, units)
-        sha = hashlib.sha256(content).hexdigest()
-        inputs = (site.config, sha)
-        files.append(memo.made_here(urls.ERRORS_INDEX_JSON, inputs, content, "errors index", sha))
-    if not site.config.base_url:
-        return files, carried
-    earlier = memo.previous.get(urls.SITEMAP_XML)
-    if as_before and earlier is not None:
-        inputs = earlier[0]
-    else:
-        shown = "\n".join([f"{r.id} {r.repo} {r.analysis_date}" for r in site.records])
-        inputs = (site.config, hashlib.sha256(shown.encode()).hexdigest())
-    make = partial(sitemap_bytes, site)
-    return [*files, memo.made(urls.SITEMAP_XML, inputs, make, "sitemap")], carried
-
-
-def errors_index_bytes(site: Site, units: dict[str, UnitEntry]) -> bytes:
+    site: Site, units: dict[str, UnitEntry], other_words: dict[str, str]
+) -> list[Planned]:
+    """The errors index, the search index and the sitemap, from every error; each planned
+    with what it shows of them (their entries in the index; their searched fields and
+    meaning words; their ids, repositories and analysis dates)."""
+    config, records = site.config, site.records
     entries = {record_id: unit.index_entry for record_id, unit in units.items()}
-    index = errors_index(site, lambda s: entries.get(s.id) or index_entry(s, site.config))
-    return index.content
 
+    def entry(record: RecordSummary) -> str:
+        return entries.get(record.id) or index_entry(record, config)
 
-def listings_as_before(site: Site, units: dict[str, UnitEntry], cache: BuildCache) -> bool:
-    """Whether the errors index and the sitemap show what they showed after the last build:
-    the same errors in the same order (the dump's layout has the last build's), each kept
-    or rendered again with the same entry in the index (which holds the id, repository and
-    analysis date the sitemap shows). None rendered by another shard."""
-    layout, earlier = cache.dump_layout, cache.units
-    if not len(units) == len(layout) == len(site.records):
-        return False
-    if not all(map(str.__eq__, layout, [record.id for record in site.records])):
-        return False
-    for record_id, unit in units.items():
-        before = earlier.get(record_id)
-        if unit is not before and (before is None or unit.index_entry != before.index_entry):
-            return False
-    return True
+    words = {record_id: unit.meaning_words for record_id, unit in units.items()} | other_words
 
+    def errors_index_bytes() -> bytes:
+        return errors_index(site, entry).content
 
-def sitemap_bytes(site: Site) -> bytes:
-    """The sitemap as the page memo makes files: bytes."""
-    return sitemap_xml(site).encode()
+    def search_index_bytes() -> bytes:
+        return search_files(records, words)[0].content
+
+    def sitemap_bytes() -> bytes:
+        return sitemap_xml(site).encode()
+
+    def lines_digest(lines: Iterable[str]) -> str:
+        return hashlib.sha256("\n".join(lines).encode()).hexdigest()
+
+    shown_in_index = lines_digest(map(entry, records))
+    searched = lines_digest(
+        f"{r.id}\0{r.repo}\0{r.kind}\0{r.exception}\0{r.message}\0{r.title}\0"
+        f"{r.source_path}\0{r.tags}\0{r.retired}\0{words[r.id]}"
+        for r in records
+    )
+    index = (config, shown_in_index)
+    files = [
+        Planned(urls.ERRORS_INDEX_JSON, "errors index", index, errors_index_bytes),
+        Planned(urls.SEARCH_INDEX_JS, "search index", (searched,), search_index_bytes),
+    ]
+    if config.base_url:
+        mapped = lines_digest(f"{r.id} {r.repo} {r.analysis_date}" for r in records)
+        files.append(Planned(urls.SITEMAP_XML, "sitemap", (config, mapped), sitemap_bytes))
+    return files
 
 
 def build(
@@ -853,15 +810,13 @@ def write_site(
     # What the cache says the output holds counts only for the very folder it saw.
     previous = cache.outputs if cache.site_identity == state.site_identity else {}
     versions = cache.versions()
-    memo = PageMemo(
-        cache.pages, version=versions.__getitem__, read=previous_page(out_dir, previous)
-    )
+    memo = Memo(cache.pages, read=previous_page(out_dir, previous))
     layout: Layout = {}
     env = make_environment(theme_dir)
     if not site.config.base_url:
         report.diagnostics.append(no_base_url(state.content_root))
     with timed(report, "render"):
-        plan = plan_outputs(site, theme_dir, env, options, report, memo)
+        plan = plan_outputs(site, theme_dir, env, options, report, memo, versions.__getitem__)
     if plan is None or report.failed(options.strict):
         return report
     # The dump's lines are where they were only while it is the very file written.
@@ -897,7 +852,6 @@ def write_site(
                 old_layout,
                 layout,
                 memo,
-                listings_as_before(site, units, cache),
             )
         with timed(report, "linkcheck"):
             cross = [
@@ -955,7 +909,13 @@ def check_only(
     """Render every page in memory and check it, writing nothing (`errpages check`)."""
     with timed(report, "render"):
         env = make_environment(theme_dir)
-        plan = plan_outputs(site, theme_dir, env, BuildOptions(shard=(1, 1)), report)
+        options = BuildOptions(shard=(1, 1))
+
+        # Nothing is kept for a check: every page is made, whatever the records' versions.
+        def unknown(file: str) -> Version:
+            return (file, (0, 0, 0), None)
+
+        plan = plan_outputs(site, theme_dir, env, options, report, Memo(), unknown)
         if plan is None:
             return report
         for summary in site.records:

@@ -11,7 +11,7 @@ from generator.content.messages import placeholder_names
 from generator.content.schema import derive_id, normalise_snippet_name
 from generator.outputs.write import _exchange
 from generator.render.markdown import is_safe_url, render_markdown
-from generator.render.templates import FullReads, ListedRecord, message_html
+from generator.render.templates import ListedRecord, message_html
 from generator.site.links import short_text
 from generator.site.model import Analysis, Record, Snippet, Source, summarize
 
@@ -150,8 +150,8 @@ def test_a_listed_record_reads_the_full_record_only_for_what_its_summary_lacks()
         tags=("t",),
         analysis=Analysis("me", "2026-01-01"),
     )
-    reads = FullReads()
-    listed = ListedRecord(summarize(record), lambda _summary: record, reads)
+    reads: list[str] = []
+    listed = ListedRecord(summarize(record), lambda summary: reads.append(summary.id) or record)
     for name in ("id", "file", "repo", "kind", "exception", "message", "title", "related"):
         assert getattr(listed, name) == getattr(record, name)
     for name in ("tags", "aliases", "draft", "id_derived"):
@@ -159,9 +159,9 @@ def test_a_listed_record_reads_the_full_record_only_for_what_its_summary_lacks()
     source = listed.source
     assert (source.path, source.line, source.commit) == ("x.py", 41, "abcdef1234567")
     assert source.short_commit == record.source.short_commit
-    assert reads.count == 0
-    assert listed.meaning == "the meaning" and reads.count == 1
-    assert listed.source.snippet.start_line == 40 and reads.count == 2
+    assert not reads  # all of the above is in the summary
+    assert listed.meaning == "the meaning" and len(reads) == 1
+    assert listed.source.snippet.start_line == 40 and len(reads) == 2
     assert listed.analysis.by == "me" and listed.retired is None
     assert listed == record and repr(listed) == repr(record) and hash(listed) == hash(record)
     assert listed.source == record.source and repr(listed.source) == repr(record.source)

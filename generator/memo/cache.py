@@ -42,13 +42,13 @@ from generator.content.listing import StatKey
 from generator.content.loader import SnippetFiles
 from generator.diagnostics import Diagnostic
 from generator.memo import plaindata
+from generator.memo.memo import Made
 from generator.outputs.hosting import DumpStat, Layout
-from generator.outputs.pages import Rendered
 from generator.outputs.write import MARKER, FolderTimes, Spare
 from generator.site.links import LinkIds
 from generator.site.model import DriftNote, Record, RecordSummary
 
-CACHE_FORMAT = 15
+CACHE_FORMAT = 16
 GENERATOR_DIR = Path(__file__).resolve().parent.parent
 
 # What a record was read from: its file (named under errors/, so the same from any working
@@ -95,7 +95,7 @@ class BuildCache:
     inputs: str = ""  # fingerprint of every input, for the no-op check
     site_identity: tuple[int, int, int] | None = None  # (device, inode) of the output we wrote
     shared_key: str = ""  # what every page depends on: settings, theme files, code
-    pages: dict[str, Rendered] = field(default_factory=dict)  # site-wide pages, their inputs
+    pages: dict[str, Made] = field(default_factory=dict)  # site-wide files, their inputs
     outputs: dict[str, str] = field(default_factory=dict)  # site path -> sha256
     dump_layout: Layout = field(default_factory=dict)  # where each line is in errors.ndjson
     dump_stat: DumpStat | None = None  # the dump's stats when the last build left it

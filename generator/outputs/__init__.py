@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from generator.outputs.linkcheck import CrossLink
 
@@ -21,3 +23,14 @@ class OutputFile:
     # Of an unchanged page, when known: its links to other pages' anchors, the only ones that
     # can have broken since (the page is then not read through again).
     cross_links: tuple[CrossLink, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Planned:
+    """A file to make, with what it is made from: plain data whose digest says whether the
+    last build's file still holds (`memo.Memo.made`)."""
+
+    path: str
+    origin: str
+    inputs: tuple[Any, ...]
+    make: Callable[[], bytes]

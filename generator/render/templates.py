@@ -331,13 +331,6 @@ def render_error_page(
     return env.get_template("error.html").render(context)
 
 
-class FullReads:
-    """How many full records the rendering of one listing page read (`ListedRecord`)."""
-
-    def __init__(self) -> None:
-        self.count = 0
-
-
 # A record's attributes its summary holds as they are (`summarize` copies them).
 SUMMARY_ATTRIBUTES = frozenset(
     "id file repo kind exception message title related tags aliases draft id_derived".split()
@@ -349,24 +342,16 @@ class ListedRecord:
 
     What the record's summary holds (its id, title, message, kind, where it
     is raised...) is answered from the summary; anything else (its meaning,
-    its snippet, its analysis) reads the full record, and counts the read in
-    `reads`. A listing page whose template read no full record depends on
-    its records' summaries alone, so an edit that leaves them as they were
-    (most edits: a meaning, a solution) does not render it again
-    (`PageMemo.render_listing`). The default theme's listing pages read none;
-    a theme's may, and its pages are then rendered again whenever one of
-    their records is.
+    its snippet, its analysis) reads the full record, so a page listing a
+    thousand errors reads only what its template shows.
     """
 
-    __slots__ = ("read", "reads", "summary")
+    __slots__ = ("read", "summary")
 
-    def __init__(
-        self, summary: RecordSummary, read: Callable[[RecordSummary], Record], reads: FullReads
-    ) -> None:
-        self.summary, self.read, self.reads = summary, read, reads
+    def __init__(self, summary: RecordSummary, read: Callable[[RecordSummary], Record]) -> None:
+        self.summary, self.read = summary, read
 
     def full(self) -> Record:
-        self.reads.count += 1
         return self.read(self.summary)
 
     def __getattr__(self, name: str) -> Any:  # only for names not found on the view itself
@@ -470,11 +455,9 @@ def home_page_context(
     site: Site,
     overview: list[RepoOverview],
     recent: list[RecordSummary],
-    reads: FullReads | None = None,
 ) -> dict[str, Any]:
-    """The home page: the repositories (`repo_overview`), the newest errors (`recent_records`);
-    the errors as `ListedRecord`s, their full records read counted in `reads`."""
-    reads = reads or FullReads()
+    """The home page: the repositories (`repo_overview`), the newest errors (`recent_records`)
+    as `ListedRecord`s."""
     page = PageLinks.for_page(urls.HOME_PAGE)
     repos = [
         {
@@ -490,16 +473,13 @@ def home_page_context(
         **site_context(site.config, page, urls.canonical_url(site.config, urls.HOME_PAGE)),
         "repos": repos,
         "total": len(site.records),
-        "recent": [error_summary(ListedRecord(r, site.record, reads), page) for r in recent],
+        "recent": [error_summary(ListedRecord(r, site.record), page) for r in recent],
     }
 
 
-def repo_page_context(
-    site: Site, repo: str, records: list[RecordSummary], reads: FullReads | None = None
-) -> dict[str, Any]:
-    """A repository's errors grouped by exception type, then by source file; the errors as
-    `ListedRecord`s, their full records read counted in `reads`."""
-    reads = reads or FullReads()
+def repo_page_context(site: Site, repo: str, records: list[RecordSummary]) -> dict[str, Any]:
+    """A repository's errors grouped by exception type, then by source file, as
+    `ListedRecord`s."""
     path = urls.repo_page(repo)
     page = PageLinks.for_page(path)
     by_exception: dict[str, dict[str, list[RecordSummary]]] = defaultdict(lambda: defaultdict(list))
@@ -513,7 +493,7 @@ def repo_page_context(
                 {
                     "path": source_path,
                     "errors": [
-                        error_summary(ListedRecord(r, site.record, reads), page)
+                        error_summary(ListedRecord(r, site.record), page)
                         for r in sorted(items, key=lambda r: (r.source_line, r.id))
                     ],
                 }
