@@ -77,6 +77,7 @@ from generator.outputs.records import (
     record_extras,
     render_units,
     unit_entry,
+    unit_inputs,
 )
 from generator.outputs.search import (
     search_files,
@@ -95,7 +96,7 @@ from generator.parallel import (
 from generator.render.templates import make_environment, render_error_page
 from generator.render.themes import BUILTIN_THEMES, theme_layers
 from generator.site import urls
-from generator.site.links import link_records, retitled
+from generator.site.links import link_records
 from generator.site.model import (
     Record,
     RecordStore,
@@ -309,11 +310,7 @@ def reused_record(cache: BuildCache, loaded: LoadedContent, record_file: str) ->
 
 
 def remember_records(cache: BuildCache, loaded: LoadedContent, fresh: list[Record]) -> None:
-    """Keep the newly validated records, with the stats of the files they came from.
-
-    Also note which errors' links now read differently (message, exception,
-    repository): every page that links to one of them is rendered again.
-    """
+    """Keep the newly validated records, with the stats of the files they came from."""
     before = cache.records
     kept = {summary.file for summary in loaded.reused}
     cache.records = {k: v for k, v in before.items() if k in kept}
@@ -327,13 +324,6 @@ def remember_records(cache: BuildCache, loaded: LoadedContent, fresh: list[Recor
             summary=summarize(record),
         )
         cache.fresh[record.file] = record
-    # Only a record read again can read differently; compared with what its file held before,
-    # or, when its id is new there (moved, or a new error), with every earlier record.
-    now = [cache.records[record.file].summary for record in fresh]
-    earlier = [before[record.file].summary for record in fresh if record.file in before]
-    if not {summary.id for summary in now} <= {summary.id for summary in earlier}:
-        earlier = [entry.summary for entry in before.values()]
-    cache.retitled = retitled(earlier, now)
 
 
 def template_diagnostic(exc: TemplateError, theme_dir: Path) -> Diagnostic:
@@ -457,7 +447,8 @@ def render_records(
 ) -> dict[str, UnitEntry]:
     """Carry over unchanged record outputs, render the rest (in parallel), check their links."""
     task = RenderTask(site.config, theme_dir, staging, plan.paths)
-    to_render, units = kept_units(site, staging, plan.records, cache)
+    inputs = unit_inputs(site, cache.version)
+    to_render, units = kept_units(staging, plan.records, cache.units, inputs)
     report.pages_kept = len(units)
     total = len(plan.records)
     if progress:
@@ -466,7 +457,7 @@ def render_records(
     try:
         for result in render_units(task, site, to_render, jobs):
             summary = by_id[result.record_id]
-            units[result.record_id] = unit_entry(site, summary, cache.version(summary.file), result)
+            units[result.record_id] = unit_entry(summary, inputs[summary.id], result, site)
             for path, _ in result.files:  # perhaps written by a worker: note it here
                 staging.note_written(path)
             report.diagnostics += result.diagnostics

@@ -45,10 +45,9 @@ from generator.memo import plaindata
 from generator.memo.memo import Made
 from generator.outputs.hosting import DumpStat, Layout
 from generator.outputs.write import MARKER, FolderTimes, Spare
-from generator.site.links import LinkIds
-from generator.site.model import DriftNote, Record, RecordSummary
+from generator.site.model import Record, RecordSummary
 
-CACHE_FORMAT = 16
+CACHE_FORMAT = 17
 GENERATOR_DIR = Path(__file__).resolve().parent.parent
 
 # What a record was read from: its file (named under errors/, so the same from any working
@@ -67,16 +66,10 @@ class RecordEntry(NamedTuple):
 
 
 class UnitEntry(NamedTuple):
-    """What rendering one record produced, and what it was rendered from.
+    """What rendering one record produced, and the digest of what it was rendered from (see
+    `outputs.records.unit_inputs`): its outputs hold while that digest is the same."""
 
-    The outputs still hold while the record was read from the same files,
-    links to the same errors (none of whose titles changed) and has the same
-    drift note.
-    """
-
-    version: Version
-    links: LinkIds
-    drift: DriftNote | None
+    inputs: str
     files: tuple[tuple[str, str], ...]  # (site path, sha256)
     meaning_words: str  # space-separated, for the search index
     cross_links: tuple[tuple[str, str, str, str], ...]  # (page, target, fragment, url)
@@ -107,7 +100,6 @@ class BuildCache:
     records: dict[str, RecordEntry] = field(default_factory=dict)  # by record file, as shown
     units: dict[str, UnitEntry] = field(default_factory=dict)  # by error id
     fresh: dict[str, Record] = field(default_factory=dict)  # validated by this build, to save
-    retitled: frozenset[str] = frozenset()  # ids whose links read differently since last build
     rows: dict[str, Row] | None = None  # the rows as read or last saved (None: not known)
     rows_renamed: bool = False  # read as saved by a build run from another working folder
     known_versions: dict[str, Version] | None = None  # made from `records` when first asked
@@ -183,7 +175,6 @@ class BuildCache:
             records={},
             units={},
             fresh={},
-            retitled=frozenset(),
             rows=None,
             known_versions=None,
             db=None,
@@ -251,9 +242,9 @@ class BuildCache:
 
     def current_rows(self) -> dict[str, Row]:
         """Each record file's entry, with the unit of the record read from it, if rendered."""
-        folder = self.records_folder
-        unit_of = {folder + unit.version[0]: unit for unit in self.units.values()}
-        return {name: (entry, unit_of.get(name)) for name, entry in self.records.items()}
+        return {
+            name: (entry, self.units.get(entry.summary.id)) for name, entry in self.records.items()
+        }
 
     def close(self) -> None:
         if self.db is not None:

@@ -1,25 +1,26 @@
 """Each record's own outputs (its page and its JSON), rendered in parallel when it pays.
 
-A record's outputs depend only on the record, its links, its drift note, and
-what every page shares (settings, theme, errpages' code: the cache drops
-every unit when that changes). A cached rendering is still good when the
-record, links and note equal the ones it was rendered from; the pool renders
-the rest in the build's worker processes (each record sent with its links),
-each writing straight into the staging folder, so no process ever holds the
-whole site in memory.
+A record's outputs depend only on the record (its version: what it was read
+from), how its related errors and backlinks read, its drift note, and what
+every page shares (settings, theme, errpages' code: the cache drops every
+unit when that changes). Those inputs are kept as one digest; a cached
+rendering holds while they digest the same. The rest are rendered in forked
+workers, each writing straight into the staging folder, so no process ever
+holds the whole site in memory.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
-from collections.abc import Container, Iterable, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from jinja2 import Environment
 
 from generator.diagnostics import Diagnostic
-from generator.memo.cache import BuildCache, UnitEntry, Version
+from generator.memo.cache import UnitEntry, Version
 from generator.outputs.api import error_data, index_entry
 from generator.outputs.linkcheck import CrossLink, check_page
 from generator.outputs.search import meaning_words
@@ -78,14 +79,33 @@ def render_unit(
     return UnitResult(record.id, files, words, tuple(cross), tuple(diagnostics))
 
 
-def unit_entry(
-    site: Site, summary: RecordSummary, version: Version, result: UnitResult
-) -> UnitEntry:
-    """Remember what a record was rendered from, beside what the rendering made."""
+def unit_inputs(site: Site, version: Callable[[str], Version]) -> dict[str, str]:
+    """Every record's outputs' inputs, as one digest each: its version, its drift note, and
+    its related errors and backlinks as they read (message, exception, repository)."""
+    faces = {
+        record.id: f"{record.id}\0{record.message}\0{record.exception}\0{record.repo}"
+        for record in site.records
+    }
+    inputs = {}
+    for record in site.records:
+        related, backlinks = site.links.ids(record.id)
+        drift = site.drift_note(record) if site.drift else None
+        text = "\n".join(
+            [
+                repr((version(record.file), drift)),
+                *map(faces.__getitem__, related),
+                "",
+                *map(faces.__getitem__, backlinks),
+            ]
+        )
+        inputs[record.id] = hashlib.sha256(text.encode()).hexdigest()
+    return inputs
+
+
+def unit_entry(summary: RecordSummary, inputs: str, result: UnitResult, site: Site) -> UnitEntry:
+    """Remember what a record's outputs were made from (its inputs' digest) and came to."""
     return UnitEntry(
-        version=version,
-        links=site.links.ids(summary.id),
-        drift=site.drift_note(summary),
+        inputs=inputs,
         files=result.files,
         meaning_words=result.meaning_words,
         cross_links=result.cross_links,
@@ -124,39 +144,25 @@ def render_units(
 
 
 def kept_units(
-    site: Site, staging: Staging, records: Iterable[RecordSummary], cache: BuildCache
+    staging: Staging,
+    records: Iterable[RecordSummary],
+    units: dict[str, UnitEntry],
+    inputs: dict[str, str],
 ) -> tuple[list[RecordSummary], dict[str, UnitEntry]]:
-    """Split records into those to render and those whose cached outputs can be carried over.
-
-    A cached rendering holds while the record was read from the same files,
-    links to the same errors, none of which reads differently now, and has
-    the same drift note.
-    """
+    """Split records into those to render and those whose cached outputs still hold: made
+    from inputs with the same digest, and still in the staging folder (or linked there)."""
     to_render: list[RecordSummary] = []
     kept: dict[str, UnitEntry] = {}
-    retitled, units, versions = cache.retitled, cache.units, cache.versions()
-    related_ids, backlink_ids = site.links.related, site.links.backlinks
-    drift, drift_note = site.drift, site.drift_note
     previous, held, keep = staging.previous, staging.holds, staging.keep
     for summary in records:
         unit = units.get(summary.id)
-        if unit is not None:
-            related, backlinks = unit.links
-            if (
-                unit.version == versions[summary.file]
-                and related == related_ids[summary.id]
-                and backlinks == backlink_ids.get(summary.id, ())
-                and (not retitled or retitled.isdisjoint(related + backlinks))
-                and unit.drift == (drift_note(summary) if drift else None)
-            ):
-                for path, sha in unit.files:
-                    # the spare holds the very file the last build wrote; else link it again
-                    if not (
-                        (previous.get(path) == sha and held.get(path) == sha) or keep(path, sha)
-                    ):
-                        break
-                else:
-                    kept[summary.id] = unit
-                    continue
+        if unit is not None and unit.inputs == inputs[summary.id]:
+            for path, sha in unit.files:
+                # the spare holds the very file the last build wrote; else link it again
+                if not ((previous.get(path) == sha and held.get(path) == sha) or keep(path, sha)):
+                    break
+            else:
+                kept[summary.id] = unit
+                continue
         to_render.append(summary)
     return to_render, kept

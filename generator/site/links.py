@@ -37,16 +37,6 @@ def link_ref(record: RecordSummary) -> LinkRef:
     )
 
 
-def retitled(before: Iterable[RecordSummary], now: Iterable[RecordSummary]) -> frozenset[str]:
-    """Ids whose links read differently now (message, exception or repository changed), or new."""
-    earlier = {summary.id: (summary.message, summary.exception, summary.repo) for summary in before}
-    return frozenset(
-        summary.id
-        for summary in now
-        if earlier.get(summary.id) != (summary.message, summary.exception, summary.repo)
-    )
-
-
 def index_ids(
     records: list[RecordSummary], where: Where
 ) -> tuple[dict[str, RecordSummary], list[Diagnostic]]:
