@@ -45,6 +45,7 @@ from generator.diagnostics import (
 from generator.memo.cache import (
     BuildCache,
     RecordEntry,
+    Resident,
     UnitEntry,
     Version,
     cache_file,
@@ -676,19 +677,21 @@ def build(
     progress: Progress | None = None,
     wait: bool = True,
     waiting: Callable[[str], None] | None = None,
+    resident: Resident | None = None,
 ) -> BuildReport:
     """Build the site from content_root into out_dir (None: check only, write nothing).
 
     A build into a folder holds that folder's lock from start to end (`output_lock`):
     another build into it waits (told through `waiting`), or fails at once (`wait=False`).
+    `resident`: the cache kept in memory from the last build of this process (`serve`).
     """
     options = BuildOptions(base_url, strict, include_drafts, jobs, cache_dir, shard, progress)
     report = BuildReport()
     if out_dir is None:
-        return build_into(content_root, None, options, report)
+        return build_into(content_root, None, options, report, resident)
     try:
         with output_lock(out_dir, wait, waiting):
-            return build_into(content_root, out_dir, options, report)
+            return build_into(content_root, out_dir, options, report, resident)
     except OutputBusy as exc:
         hint = "wait for it to finish, or run without --no-wait"
         report.diagnostics.append(error(Position(display_path(out_dir)), "", str(exc), hint))
@@ -701,7 +704,11 @@ def build(
 
 
 def build_into(
-    content_root: Path, out_dir: Path | None, options: BuildOptions, report: BuildReport
+    content_root: Path,
+    out_dir: Path | None,
+    options: BuildOptions,
+    report: BuildReport,
+    resident: Resident | None = None,
 ) -> BuildReport:
     """The build proper, once the output folder is held."""
     cache_dir = options.cache_dir
@@ -728,7 +735,7 @@ def build_into(
         state = BuildState(
             content_root, out_dir, options, code, cache_path, inputs, site_identity, listing
         )
-        return load_and_write(state, report)
+        return load_and_write(state, report, resident)
 
 
 @dataclass(frozen=True)
@@ -745,13 +752,24 @@ class BuildState:
     listing: ContentFiles  # the content folder's files and their stats, for the fingerprint
 
 
-def load_and_write(state: BuildState, report: BuildReport) -> BuildReport:
-    """The pipeline proper: load, validate, link, plan, render, write, remember."""
-    cache = load_cache(state.cache_path, state.code, shown_records_folder(state.content_root))
+def load_and_write(
+    state: BuildState, report: BuildReport, resident: Resident | None = None
+) -> BuildReport:
+    """The pipeline proper: load, validate, link, plan, render, write, remember. With
+    `resident`, the cache is the one kept in memory, and kept again once saved."""
+    folder = shown_records_folder(state.content_root)
+    cache = resident and resident.take(state.cache_path, state.code, folder)
+    cache = cache or load_cache(state.cache_path, state.code, folder)
+    saved = False
     try:
-        return build_with_cache(state, cache, report)
+        build_with_cache(state, cache, report)
+        saved = report.unchanged or (report.written and report.cache_problem is None)
+        return report
     finally:
-        cache.close()
+        if resident is not None and saved and state.cache_path is not None:
+            resident.cache = cache  # as saved: its connection stays open
+        else:
+            cache.close()
 
 
 def build_with_cache(

@@ -26,6 +26,7 @@ from generator.build import (
 )
 from generator.content.listing import display_path
 from generator.diagnostics import Diagnostic, Level, plural, printable
+from generator.memo.cache import Resident
 from generator.site import urls
 from generator.site.model import SiteConfig
 
@@ -721,12 +722,18 @@ def serve_command(
 
     state = LiveState()
     warned: set[Diagnostic] = set()  # each warning is said once a session, not every rebuild
+    resident = Resident()  # the cache, kept in memory from one rebuild to the next
 
     def rebuild() -> list[str]:
         started = time.perf_counter()
         try:
             report = build(
-                content, out, include_drafts=drafts, cache_dir=cache_dir, waiting=say_on_stderr
+                content,
+                out,
+                include_drafts=drafts,
+                cache_dir=cache_dir,
+                waiting=say_on_stderr,
+                resident=resident,
             )
         except Exception as exc:
             failure = f"the rebuild failed: {type(exc).__name__}: {printable(str(exc))}"

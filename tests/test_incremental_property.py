@@ -1,0 +1,173 @@
+"""The incremental invariant: any sequence of edits builds the bytes of a clean build.
+
+Edits of every kind a site sees (a meaning, a message and so every title that
+links to it, a snippet, the settings, a theme file, an alias, a retirement, a
+record added, deleted or renamed) are applied one after another, each followed
+by a build with the cache, in both ways builds run: one-shot (`errpages build`,
+the cache read from disk each time) and resident (`errpages serve`, the cache
+kept in memory between builds). After each, the output must be byte for byte
+what a build from scratch makes of the same content.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from benchmarks.corpus import write_corpus
+from generator.build import build
+from generator.memo.cache import Resident
+from tests.test_incremental import snapshot
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+RECORDS = 12
+
+Edit = Callable[[Path, int], None]
+
+
+def record_files(content: Path) -> list[Path]:
+    return sorted((content / "errors").rglob("*.yaml"))
+
+
+def nth(content: Path, index: int) -> Path:
+    files = record_files(content)
+    return files[index % len(files)]
+
+
+def replace_in(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, (path, old)
+    path.write_text(text.replace(old, new, 1))
+
+
+def error_id(record: Path) -> str:
+    found = re.search(r'^id: "([0-9a-f]{16})"', record.read_text(), re.M)
+    assert found is not None
+    return found[1]
+
+
+def edit_meaning(content: Path, index: int) -> None:
+    replace_in(nth(content, index), "meaning: >-\n  ", f"meaning: >-\n  Edit {index}. ")
+
+
+def edit_message(content: Path, index: int) -> None:  # every page linking to it reads otherwise
+    replace_in(nth(content, index), 'message: "', f'message: "edited {index} ')
+
+
+def edit_snippet(content: Path, index: int) -> None:
+    snippet = sorted((content / "snippets").rglob("*.py"))[index % RECORDS]
+    snippet.write_text(f"{snippet.read_text()}# edited {index}\n")
+
+
+def edit_settings(content: Path, index: int) -> None:
+    replace_in(content / "site.yaml", "title: ", f"title: {index} ")
+
+
+def edit_theme(content: Path, index: int) -> None:
+    css = content.parent / "mytheme" / "static" / "style.css"
+    css.write_text(f"{css.read_text()}\n/* edit {index} */\n")
+
+
+def add_alias(content: Path, index: int) -> None:
+    record = nth(content, index)
+    if "aliases:" not in record.read_text():
+        alias = f"{index:04x}aaaa{index:08x}"[-16:]
+        record.write_text(f'{record.read_text()}aliases: ["{alias}"]\n')
+
+
+def retire(content: Path, index: int) -> None:
+    record = nth(content, index)
+    if "retired:" not in record.read_text():
+        record.write_text(f"{record.read_text()}retired:\n  since: v{index}\n")
+
+
+def add_record(content: Path, index: int) -> None:
+    source = nth(content, index)
+    new_id = f"{index:02x}" + "b" * 14
+    if any(error_id(record) == new_id for record in record_files(content)):
+        return
+    text = source.read_text().replace(error_id(source), new_id, 1)
+    source.with_name(f"added-{index}.yaml").write_text(text)
+
+
+def delete_record(content: Path, index: int) -> None:
+    if len(record_files(content)) <= 4:
+        return
+    gone = nth(content, index)
+    gone_id = error_id(gone)
+    gone.unlink()
+    for record in record_files(content):  # no link may point to it now
+        text = record.read_text()
+        kept = re.sub(rf'"{gone_id}"(, )?|, "{gone_id}"', "", text)
+        kept = kept.replace("related: []\n", "")
+        if kept != text:
+            record.write_text(kept)
+
+
+def rename_record(content: Path, index: int) -> None:
+    record = nth(content, index)
+    record.rename(record.with_name(f"renamed-{index}-{record.name}"))
+
+
+EDITS: list[Edit] = [
+    edit_meaning,
+    edit_message,
+    edit_snippet,
+    edit_settings,
+    edit_theme,
+    add_alias,
+    retire,
+    add_record,
+    delete_record,
+    rename_record,
+]
+
+
+def make_project(root: Path) -> tuple[Path, Path, Path]:
+    content = root / "content"
+    write_corpus(RECORDS, content)
+    shutil.copytree(REPO_ROOT / "themes" / "default", root / "mytheme")
+    (content / "site.yaml").write_text(
+        "title: Property\nbase_url: https://prop.example.org/\ntheme: mytheme\n"
+    )
+    return content, root / "site", root / "cache"
+
+
+def clean_build(content: Path, root: Path) -> dict[str, bytes]:
+    out = root / "clean"
+    shutil.rmtree(out, ignore_errors=True)
+    report = build(content, out, cache_dir=None, jobs=1)
+    assert report.written, [d.format() for d in report.diagnostics]
+    return snapshot(out)
+
+
+@settings(
+    max_examples=12,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(
+    st.lists(st.tuples(st.sampled_from(EDITS), st.integers(0, 40)), min_size=1, max_size=5),
+    st.booleans(),
+)
+def test_any_sequence_of_edits_builds_the_bytes_of_a_clean_build(
+    edits: list[tuple[Edit, int]], resident_cache: bool
+) -> None:
+    with tempfile.TemporaryDirectory(prefix="errpages-property-") as folder:
+        root = Path(folder)
+        content, out, cache = make_project(root)
+        resident = Resident() if resident_cache else None
+        first = build(content, out, cache_dir=cache, jobs=1, resident=resident)
+        assert first.written, [d.format() for d in first.diagnostics]
+        for edit, index in edits:
+            edit(content, index)
+            report = build(content, out, cache_dir=cache, jobs=1, resident=resident)
+            assert report.written or report.unchanged, [d.format() for d in report.diagnostics]
+            assert resident is None or resident.cache is not None, "the cache was not kept"
+            assert snapshot(out) == clean_build(content, root), (edit.__name__, index)
