@@ -442,21 +442,20 @@ def render_records(
     plan: Plan,
     staging: Staging,
     cache: BuildCache,
-    jobs: int,
+    options: BuildOptions,
     report: BuildReport,
-    progress: Progress | None = None,
 ) -> dict[str, UnitEntry]:
     """Carry over unchanged record outputs, render the rest (in parallel), check their links."""
     task = RenderTask(site.config, theme_dir, staging, plan.paths)
     inputs = unit_inputs(site, cache.version)
     to_render, units = kept_units(staging, plan.records, cache.units, inputs)
     report.pages_kept = len(units)
-    total = len(plan.records)
+    total, progress = len(plan.records), options.progress
     if progress:
         progress(len(units), total)
     by_id = {record.id: record for record in to_render}
     try:
-        for result in render_units(task, site, to_render, jobs):
+        for result in render_units(task, site, to_render, options.jobs):
             summary = by_id[result.record_id]
             units[result.record_id] = unit_entry(summary, inputs[summary.id], result, site)
             for path, _ in result.files:  # perhaps written by a worker: note it here
@@ -710,19 +709,14 @@ def build_into(
     report: BuildReport,
     resident: Resident | None = None,
 ) -> BuildReport:
-    """The build proper, once the output folder is held."""
-    cache_dir = options.cache_dir
-    if out_dir is not None:
-        report.diagnostics += check_output_folder(out_dir)
-    if not content_root.is_dir():
-        report.diagnostics.append(content_folder_missing(content_root))
-        return report
-    if cache_dir is not None and out_dir is not None:
-        report.diagnostics += check_cache_folder(cache_dir, out_dir)
+    """The build once the output folder is held, stage by stage: list → (nothing changed?)
+    → load → validate → link → plan → render → link check → write → remember."""
+    report.diagnostics += preflight(content_root, out_dir, options.cache_dir)
     if report.failed():
         return report
     code = code_version()
-    cache_path = cache_file(cache_dir, out_dir, options.key()) if cache_dir and out_dir else None
+    cache_dir = options.cache_dir if out_dir is not None else None  # a check keeps nothing
+    cache_path = cache_file(cache_dir, out_dir, options.key()) if cache_dir else None
     with collector_paused():  # from here on (the listing is tens of thousands of objects)
         with timed(report, "list"):
             listing = list_content(content_root)
@@ -732,135 +726,90 @@ def build_into(
         if unchanged_since(cache_path, code, inputs, site_identity):
             report.unchanged = True  # decided without loading the cache itself
             return report
-        state = BuildState(
-            content_root, out_dir, options, code, cache_path, inputs, site_identity, listing
-        )
-        return load_and_write(state, report, resident)
+        folder = shown_records_folder(content_root)
+        cache = resident and resident.take(cache_path, code, folder)
+        cache = cache or load_cache(cache_path, code, folder)
+        try:
+            if out_dir is not None and cache.saw(inputs, site_identity):
+                report.unchanged = True
+                report.diagnostics = list(cache.warnings)  # said again, not to be forgotten
+                return report
+            # load → validate → link
+            site, theme_dir = load_site(
+                content_root,
+                options.base_url,
+                report,
+                options.include_drafts,
+                cache,
+                options.jobs,
+                listing,
+            )
+            if site is None or theme_dir is None:
+                return report
+            if out_dir is None:
+                return check_only(site, theme_dir, report)
+            cache.share(f"{code}\n{site.config!r}\n{theme_folders_fingerprint(theme_dir)}")
+            if not site.config.base_url:
+                report.diagnostics.append(no_base_url(content_root))
+            # plan → render → link check → write
+            written = write_site(site, theme_dir, out_dir, options, cache, site_identity, report)
+            if written is None:
+                return report
+            # remember
+            if cache_path is not None:
+                cache.warnings, cache.inputs = tuple(report.diagnostics), inputs
+                cache.site_identity = folder_identity(out_dir)
+                report.cache_problem = cache.save()
+            return report
+        finally:
+            kept = report.unchanged or (report.written and report.cache_problem is None)
+            if resident is not None and kept and cache_path is not None:
+                resident.cache = cache  # as saved: its connection stays open
+            else:
+                cache.close()
 
 
-@dataclass(frozen=True)
-class BuildState:
-    """Where a build reads and writes, and what it found out before loading anything."""
-
-    content_root: Path
-    out_dir: Path | None
-    options: BuildOptions
-    code: str
-    cache_path: Path | None
-    inputs: str  # fingerprint of every input file
-    site_identity: tuple[int, int, int] | None
-    listing: ContentFiles  # the content folder's files and their stats, for the fingerprint
-
-
-def load_and_write(
-    state: BuildState, report: BuildReport, resident: Resident | None = None
-) -> BuildReport:
-    """The pipeline proper: load, validate, link, plan, render, write, remember. With
-    `resident`, the cache is the one kept in memory, and kept again once saved."""
-    folder = shown_records_folder(state.content_root)
-    cache = resident and resident.take(state.cache_path, state.code, folder)
-    cache = cache or load_cache(state.cache_path, state.code, folder)
-    saved = False
-    try:
-        build_with_cache(state, cache, report)
-        saved = report.unchanged or (report.written and report.cache_problem is None)
-        return report
-    finally:
-        if resident is not None and saved and state.cache_path is not None:
-            resident.cache = cache  # as saved: its connection stays open
-        else:
-            cache.close()
-
-
-def build_with_cache(
-    state: BuildState,
-    cache: BuildCache,
-    report: BuildReport,
-) -> BuildReport:
-    """Load the site (reusing what the cache holds), render what changed, swap, save."""
-    options, out_dir = state.options, state.out_dir
-    if (
-        out_dir is not None
-        and cache.inputs == state.inputs
-        and cache.site_identity == state.site_identity
-    ):
-        report.unchanged = True
-        report.diagnostics = list(cache.warnings)  # said again, so they are not forgotten
-        return report
-    site, theme_dir = load_site(
-        state.content_root,
-        options.base_url,
-        report,
-        options.include_drafts,
-        cache,
-        options.jobs,
-        state.listing,
-    )
-    if site is None or theme_dir is None:
-        return report
-    if out_dir is None:
-        return check_only(site, theme_dir, options, report)
-    shared_key = f"{state.code}\n{site.config!r}\n{theme_folders_fingerprint(theme_dir)}"
-    if cache.shared_key != shared_key:
-        cache.shared_key, cache.units, cache.pages = shared_key, {}, {}
-    return write_site(state, cache, site, theme_dir, report)
+def preflight(content_root: Path, out_dir: Path | None, cache_dir: Path | None) -> list[Diagnostic]:
+    """What must hold before anything is read: an output folder of errpages' own (or none),
+    the content folder, and a cache folder outside the output."""
+    problems = check_output_folder(out_dir) if out_dir is not None else []
+    if not content_root.is_dir():
+        return [*problems, content_folder_missing(content_root)]
+    if cache_dir is not None and out_dir is not None:
+        problems += check_cache_folder(cache_dir, out_dir)
+    return problems
 
 
 def write_site(
-    state: BuildState,
-    cache: BuildCache,
     site: Site,
     theme_dir: Path,
+    out_dir: Path,
+    options: BuildOptions,
+    cache: BuildCache,
+    site_identity: tuple[int, int, int] | None,
     report: BuildReport,
-) -> BuildReport:
-    """Plan, render what changed, stage the site-wide files, swap, save the cache."""
-    options, out_dir = state.options, state.out_dir
-    assert out_dir is not None
+) -> dict[str, str] | None:
+    """Plan, render what changed, check links, swap the staged site in; what it holds (site
+    path → sha256), or None when it was not written. What was made is kept in `cache`."""
     # What the cache says the output holds counts only for the very folder it saw.
-    previous = cache.outputs if cache.site_identity == state.site_identity else {}
-    versions = cache.versions()
+    previous = cache.outputs if cache.site_identity == site_identity else {}
     memo = Memo(cache.pages, read=previous_page(out_dir, previous))
-    layout: Layout = {}
     env = make_environment(theme_dir)
-    if not site.config.base_url:
-        report.diagnostics.append(no_base_url(state.content_root))
-    with timed(report, "render"):
-        plan = plan_outputs(site, theme_dir, env, options, report, memo, versions.__getitem__)
+    with timed(report, "plan"):
+        plan = plan_outputs(site, theme_dir, env, options, report, memo, cache.version)
     if plan is None or report.failed(options.strict):
-        return report
+        return None
     # The dump's lines are where they were only while it is the very file written.
     intact = previous and cache.dump_stat is not None and cache.dump_stat == dump_stat(out_dir)
     old_layout = cache.dump_layout if intact else {}
+    layout: Layout = {}
     spare = cache.spare if previous else None
-    staging = Staging(
-        out_dir,
-        previous,
-        spare,
-        cache.live_folders if previous else None,
-    )
+    staging = Staging(out_dir, previous, spare, cache.live_folders if previous else None)
     try:
         with timed(report, "render"):
-            units = render_records(
-                site,
-                theme_dir,
-                plan,
-                staging,
-                cache,
-                options.jobs,
-                report,
-                options.progress,
-            )
+            units = render_records(site, theme_dir, plan, staging, cache, options, report)
             written = stage_site_files(
-                site,
-                theme_dir,
-                env,
-                plan,
-                staging,
-                units,
-                report,
-                old_layout,
-                layout,
-                memo,
+                site, theme_dir, env, plan, staging, units, report, old_layout, layout, memo
             )
         with timed(report, "linkcheck"):
             cross = [
@@ -872,30 +821,20 @@ def write_site(
             report.diagnostics += check_cross_links(cross, staging.read)
         if report.failed(options.strict):
             staging.discard()
-            return report
+            return None
         for unit in units.values():
             written.update(unit.files)
         with timed(report, "write"):
-            spare, live_folders = staging.commit(written, keep_spare=state.cache_path is not None)
+            keep_spare = options.cache_dir is not None
+            cache.spare, cache.live_folders = staging.commit(written, keep_spare)
     except BaseException:
         staging.discard()
         raise
     report.written = True
     report.files_total = len(written) + 1
-    if state.cache_path is not None:
-        cache.units = units
-        cache.pages = memo.current
-        # The dump just replaced is the spare's now (one swapped out whole, or none).
-        cache.dump_layout = layout
-        cache.dump_stat = dump_stat(out_dir)
-        cache.outputs = written
-        cache.spare = spare
-        cache.live_folders = live_folders
-        cache.warnings = tuple(report.diagnostics)
-        cache.inputs = state.inputs
-        cache.site_identity = folder_identity(out_dir)
-        report.cache_problem = cache.save()
-    return report
+    cache.units, cache.pages, cache.outputs = units, memo.current, written
+    cache.dump_layout, cache.dump_stat = layout, dump_stat(out_dir)
+    return written
 
 
 def previous_page(out_dir: Path, previous: dict[str, str]) -> Callable[[str], bytes | None]:
@@ -912,9 +851,7 @@ def previous_page(out_dir: Path, previous: dict[str, str]) -> Callable[[str], by
     return read
 
 
-def check_only(
-    site: Site, theme_dir: Path, options: BuildOptions, report: BuildReport
-) -> BuildReport:
+def check_only(site: Site, theme_dir: Path, report: BuildReport) -> BuildReport:
     """Render every page in memory and check it, writing nothing (`errpages check`)."""
     with timed(report, "render"):
         env = make_environment(theme_dir)

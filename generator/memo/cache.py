@@ -118,6 +118,16 @@ class BuildCache:
             return None
         return entry.summary
 
+    def saw(self, inputs: str, site_identity: tuple[int, int, int] | None) -> bool:
+        """Whether the last build was of these very inputs, into this very output folder."""
+        return (self.inputs, self.site_identity) == (inputs, site_identity)
+
+    def share(self, shared_key: str) -> None:
+        """Settle what every page shares (settings, theme files, code): when it changed, no
+        page made before holds."""
+        if self.shared_key != shared_key:
+            self.shared_key, self.units, self.pages = shared_key, {}, {}
+
     def version(self, record_file: str) -> Version:
         """What a record was read from: a record read from the same files is the same record."""
         return self.versions()[record_file]
