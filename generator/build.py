@@ -46,8 +46,6 @@ from generator.memo.cache import (
     BuildCache,
     RecordEntry,
     Resident,
-    UnitEntry,
-    Version,
     cache_file,
     code_version,
     folder_identity,
@@ -74,6 +72,7 @@ from generator.outputs.linkcheck import check_cross_links, check_page
 from generator.outputs.pages import page_files
 from generator.outputs.records import (
     RenderTask,
+    UnitEntry,
     kept_units,
     record_extras,
     render_units,
@@ -104,6 +103,7 @@ from generator.site.model import (
     RecordSummary,
     Site,
     SiteConfig,
+    Version,
     summarize,
 )
 

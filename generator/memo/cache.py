@@ -44,16 +44,12 @@ from generator.diagnostics import Diagnostic
 from generator.memo import plaindata
 from generator.memo.memo import Made
 from generator.outputs.hosting import DumpStat, Layout
+from generator.outputs.records import UnitEntry
 from generator.outputs.write import MARKER, FolderTimes, Spare
-from generator.site.model import Record, RecordSummary
+from generator.site.model import Record, RecordSummary, Version
 
 CACHE_FORMAT = 17
 GENERATOR_DIR = Path(__file__).resolve().parent.parent
-
-# What a record was read from: its file (named under errors/, so the same from any working
-# folder), the file's stats and its snippet file's stats. A record read from the same files
-# is the same record.
-Version = tuple[str, StatKey, StatKey | None]
 
 
 class RecordEntry(NamedTuple):
@@ -63,17 +59,6 @@ class RecordEntry(NamedTuple):
     snippet_name: str | None
     snippet_stat: StatKey | None
     summary: RecordSummary
-
-
-class UnitEntry(NamedTuple):
-    """What rendering one record produced, and the digest of what it was rendered from (see
-    `outputs.records.unit_inputs`): its outputs hold while that digest is the same."""
-
-    inputs: str
-    files: tuple[tuple[str, str], ...]  # (site path, sha256)
-    meaning_words: str  # space-separated, for the search index
-    cross_links: tuple[tuple[str, str, str, str], ...]  # (page, target, fragment, url)
-    index_entry: str  # its entry in api/errors/index.json
 
 
 Row = tuple[RecordEntry, UnitEntry | None]  # a record file's row, without the full record

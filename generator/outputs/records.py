@@ -16,11 +16,11 @@ import json
 from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from jinja2 import Environment
 
 from generator.diagnostics import Diagnostic
-from generator.memo.cache import UnitEntry, Version
 from generator.outputs.api import error_data, index_entry
 from generator.outputs.linkcheck import CrossLink, check_page
 from generator.outputs.search import meaning_words
@@ -29,7 +29,15 @@ from generator.parallel import fork_map
 from generator.render.markdown import render_markdown, render_markdown_inline
 from generator.render.templates import error_page_context, make_environment
 from generator.site import urls
-from generator.site.model import DriftNote, ErrorLinks, Record, RecordSummary, Site, SiteConfig
+from generator.site.model import (
+    DriftNote,
+    ErrorLinks,
+    Record,
+    RecordSummary,
+    Site,
+    SiteConfig,
+    Version,
+)
 
 
 @dataclass(frozen=True)
@@ -40,6 +48,17 @@ class RenderTask:
     theme_dir: Path
     staging: Staging
     planned: Container[str]  # every path of the site
+
+
+class UnitEntry(NamedTuple):
+    """What rendering one record produced, and the digest of what it was rendered from (see
+    `outputs.records.unit_inputs`): its outputs hold while that digest is the same."""
+
+    inputs: str
+    files: tuple[tuple[str, str], ...]  # (site path, sha256)
+    meaning_words: str  # space-separated, for the search index
+    cross_links: tuple[tuple[str, str, str, str], ...]  # (page, target, fragment, url)
+    index_entry: str  # its entry in api/errors/index.json
 
 
 RenderItem = tuple[Record, ErrorLinks, DriftNote | None]

@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
+from generator.content.listing import StatKey
 from generator.diagnostics import Position
 
 if TYPE_CHECKING:
@@ -109,6 +110,12 @@ class Record:
 
     def position(self, key: str) -> Position:
         return self.positions.get(key) or Position(self.file, 1, 1)
+
+
+# What a record was read from: its file (named under errors/, so the same from any working
+# folder), the file's stats and its snippet file's stats. A record read from the same files
+# is the same record.
+Version = tuple[str, StatKey, StatKey | None]
 
 
 class RecordSummary(NamedTuple):
