@@ -90,6 +90,7 @@ from generator.outputs.write import (
     output_lock,
 )
 from generator.parallel import (
+    WorkerPool,
     collector_paused,
     fork_map,
 )
@@ -442,6 +443,7 @@ def render_records(
     plan: Plan,
     staging: Staging,
     cache: BuildCache,
+    pool: WorkerPool,
     options: BuildOptions,
     report: BuildReport,
 ) -> dict[str, UnitEntry]:
@@ -455,7 +457,7 @@ def render_records(
         progress(len(units), total)
     by_id = {record.id: record for record in to_render}
     try:
-        for result in render_units(task, site, to_render, options.jobs):
+        for result in render_units(pool, task, site, to_render):
             summary = by_id[result.record_id]
             units[result.record_id] = unit_entry(summary, inputs[summary.id], result, site)
             for path, _ in result.files:  # perhaps written by a worker: note it here
@@ -727,46 +729,51 @@ def build_into(
             report.unchanged = True  # decided without loading the cache itself
             return report
         folder = shown_records_folder(content_root)
-        cache = resident and resident.take(cache_path, code, folder)
-        cache = cache or load_cache(cache_path, code, folder)
-        try:
-            if out_dir is not None and cache.saw(inputs, site_identity):
-                report.unchanged = True
-                report.diagnostics = list(cache.warnings)  # said again, not to be forgotten
+        # Forked now, before the cache and the records are loaded (see `WorkerPool`).
+        records_listed = len(listing.under("errors")[0]) if out_dir is not None else 0
+        with WorkerPool(options.jobs, records_listed) as pool:
+            cache = resident and resident.take(cache_path, code, folder)
+            cache = cache or load_cache(cache_path, code, folder)
+            try:
+                if out_dir is not None and cache.saw(inputs, site_identity):
+                    report.unchanged = True
+                    report.diagnostics = list(cache.warnings)  # said again, not to be forgotten
+                    return report
+                # load → validate → link
+                site, theme_dir = load_site(
+                    content_root,
+                    options.base_url,
+                    report,
+                    options.include_drafts,
+                    cache,
+                    options.jobs,
+                    listing,
+                )
+                if site is None or theme_dir is None:
+                    return report
+                if out_dir is None:
+                    return check_only(site, theme_dir, report)
+                cache.share(f"{code}\n{site.config!r}\n{theme_folders_fingerprint(theme_dir)}")
+                if not site.config.base_url:
+                    report.diagnostics.append(no_base_url(content_root))
+                # plan → render → link check → write
+                written = write_site(
+                    site, theme_dir, out_dir, options, cache, site_identity, pool, report
+                )
+                if written is None:
+                    return report
+                # remember
+                if cache_path is not None:
+                    cache.warnings, cache.inputs = tuple(report.diagnostics), inputs
+                    cache.site_identity = folder_identity(out_dir)
+                    report.cache_problem = cache.save()
                 return report
-            # load → validate → link
-            site, theme_dir = load_site(
-                content_root,
-                options.base_url,
-                report,
-                options.include_drafts,
-                cache,
-                options.jobs,
-                listing,
-            )
-            if site is None or theme_dir is None:
-                return report
-            if out_dir is None:
-                return check_only(site, theme_dir, report)
-            cache.share(f"{code}\n{site.config!r}\n{theme_folders_fingerprint(theme_dir)}")
-            if not site.config.base_url:
-                report.diagnostics.append(no_base_url(content_root))
-            # plan → render → link check → write
-            written = write_site(site, theme_dir, out_dir, options, cache, site_identity, report)
-            if written is None:
-                return report
-            # remember
-            if cache_path is not None:
-                cache.warnings, cache.inputs = tuple(report.diagnostics), inputs
-                cache.site_identity = folder_identity(out_dir)
-                report.cache_problem = cache.save()
-            return report
-        finally:
-            kept = report.unchanged or (report.written and report.cache_problem is None)
-            if resident is not None and kept and cache_path is not None:
-                resident.cache = cache  # as saved: its connection stays open
-            else:
-                cache.close()
+            finally:
+                kept = report.unchanged or (report.written and report.cache_problem is None)
+                if resident is not None and kept and cache_path is not None:
+                    resident.cache = cache  # as saved: its connection stays open
+                else:
+                    cache.close()
 
 
 def preflight(content_root: Path, out_dir: Path | None, cache_dir: Path | None) -> list[Diagnostic]:
@@ -787,6 +794,7 @@ def write_site(
     options: BuildOptions,
     cache: BuildCache,
     site_identity: tuple[int, int, int] | None,
+    pool: WorkerPool,
     report: BuildReport,
 ) -> dict[str, str] | None:
     """Plan, render what changed, check links, swap the staged site in; what it holds (site
@@ -807,7 +815,7 @@ def write_site(
     staging = Staging(out_dir, previous, spare, cache.live_folders if previous else None)
     try:
         with timed(report, "render"):
-            units = render_records(site, theme_dir, plan, staging, cache, options, report)
+            units = render_records(site, theme_dir, plan, staging, cache, pool, options, report)
             written = stage_site_files(
                 site, theme_dir, env, plan, staging, units, report, old_layout, layout, memo
             )

@@ -1,26 +1,37 @@
 """Spread work over forked processes when there is enough of it to pay for them.
 
-One way: `fork_map` forks its workers on the spot, so they inherit what this
-process holds (the snippets, the site, a closure's state) without sending it;
-only each chunk's results come back, pickled, down a pipe per worker.
-Without fork (not Linux) or with little work, it all runs here.
+`fork_map` forks its workers on the spot, so they inherit what this process
+holds (the snippets, a closure's state) without sending it; only each
+chunk's results come back, pickled, down a pipe per worker: for work that
+starts while the process is small (validating records). `WorkerPool` is
+forked at the start of a build, before the records are loaded, and its work
+reaches it pickled: workers forked from a process holding ten thousand
+records copy most of them as they touch them (reading an object writes its
+reference count). Without fork (not Linux) or with little work, it all runs
+here.
 """
 
 from __future__ import annotations
 
 import gc
+import multiprocessing
 import os
 import pickle
 import selectors
 import signal
 import struct
+import tempfile
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
-from typing import TypeVar
+from functools import partial
+from multiprocessing.pool import Pool
+from typing import TypeVar, cast
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
+Setup = TypeVar("Setup")
+State = TypeVar("State")
 
 MIN_PER_PROCESS = 40  # below this many items per worker, forking costs more than it saves
 FRAME = struct.Struct("<Q")  # each message down a pipe: its length, then its pickle
@@ -146,3 +157,68 @@ def messages(children: dict[int, int]) -> Iterator[tuple[int, bytes]]:
                         break
                     yield reading, bytes(buffer[FRAME.size : FRAME.size + length])
                     del buffer[: FRAME.size + length]
+
+
+class WorkerPool:
+    """Worker processes forked when a build starts, while this process is small, if it has
+    enough records for them (`expected`); what they work on reaches them pickled: `setup`
+    once per worker (through a file), items by chunk."""
+
+    def __init__(self, jobs: int, expected: int) -> None:
+        self.size = jobs or os.cpu_count() or 1
+        self.pool: Pool | None = None
+        if worker_count(self.size, expected) > 1 and hasattr(os, "fork"):
+            gc.freeze()  # out of the workers' collector's sight: its walks copy nothing
+            try:
+                self.pool = multiprocessing.get_context("fork").Pool(
+                    self.size, initializer=gc.enable
+                )
+            finally:
+                gc.unfreeze()
+
+    def __enter__(self) -> WorkerPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.pool is not None:
+            self.pool.terminate()
+            self.pool.join()
+
+    def map(
+        self,
+        work: Callable[[State, list[Item]], list[Result]],
+        start: Callable[[Setup], State],
+        setup: Setup,
+        items: Sequence[Item],
+        chunk: int = 25,
+    ) -> Iterator[Result]:
+        """work(start(setup), chunk) over the items; results in any order, as they come."""
+        if self.pool is None or worker_count(self.size, len(items)) <= 1:
+            state = start(setup)
+            for index in range(0, len(items), chunk):
+                yield from work(state, list(items[index : index + chunk]))
+            return
+        with tempfile.NamedTemporaryFile(prefix="errpages-setup-", suffix=".pickle") as stream:
+            pickle.dump(setup, stream, protocol=pickle.HIGHEST_PROTOCOL)
+            stream.flush()
+            job = partial(run_chunk, work, start, stream.name)
+            chunks = [list(items[i : i + chunk]) for i in range(0, len(items), chunk)]
+            for results in self.pool.imap_unordered(job, chunks):
+                yield from results
+
+
+# In a worker process only: the setup file it read last, and the state made from it.
+WORKER_STATE: dict[str, object] = {}
+
+
+def run_chunk(
+    work: Callable[[State, list[Item]], list[Result]],
+    start: Callable[[Setup], State],
+    setup_file: str,
+    chunk: list[Item],
+) -> list[Result]:
+    if setup_file not in WORKER_STATE:
+        WORKER_STATE.clear()
+        with open(setup_file, "rb") as stream:
+            WORKER_STATE[setup_file] = start(pickle.load(stream))
+    return work(cast(State, WORKER_STATE[setup_file]), chunk)

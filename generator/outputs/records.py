@@ -25,7 +25,7 @@ from generator.outputs.api import error_data, index_entry
 from generator.outputs.linkcheck import CrossLink, check_page
 from generator.outputs.search import meaning_words
 from generator.outputs.write import Staging
-from generator.parallel import fork_map
+from generator.parallel import WorkerPool
 from generator.render.markdown import render_markdown, render_markdown_inline
 from generator.render.templates import error_page_context, make_environment
 from generator.site import urls
@@ -146,20 +146,24 @@ def record_words(record: Record) -> str:
     return " ".join(meaning_words(record, rendered))
 
 
+def start_worker(task: RenderTask) -> tuple[RenderTask, Environment]:
+    return task, make_environment(task.theme_dir)
+
+
+def render_chunk(
+    state: tuple[RenderTask, Environment], items: list[RenderItem]
+) -> list[UnitResult]:
+    task, env = state
+    return [render_unit(task, env, *item) for item in items]
+
+
 def render_units(
-    task: RenderTask, site: Site, records: list[RecordSummary], jobs: int
+    pool: WorkerPool, task: RenderTask, site: Site, records: list[RecordSummary]
 ) -> Iterator[UnitResult]:
-    """Render these records' outputs, in forked workers when it pays (each makes its own
-    template environment once, and writes its files straight into the staging folder)."""
+    """Render these records' outputs, in the build's worker processes when it pays; each
+    record goes to them with its links, so a worker holds only the records it renders."""
     items = [(site.record(s), site.links[s.id], site.drift_note(s)) for s in records]
-    env: Environment | None = None
-
-    def render_chunk(chunk: list[RenderItem]) -> list[UnitResult]:
-        nonlocal env
-        env = env or make_environment(task.theme_dir)
-        return [render_unit(task, env, *item) for item in chunk]
-
-    yield from fork_map(render_chunk, items, jobs)
+    yield from pool.map(render_chunk, start_worker, task, items)
 
 
 def kept_units(
