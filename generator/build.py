@@ -731,7 +731,7 @@ def build_into(
         folder = shown_records_folder(content_root)
         # Forked now, before the cache and the records are loaded (see `WorkerPool`).
         records_listed = len(listing.under("errors")[0]) if out_dir is not None else 0
-        with WorkerPool(options.jobs, records_listed) as pool:
+        with WorkerPool(options.jobs, records_listed, early=resident is None) as pool:
             cache = resident and resident.take(cache_path, code, folder)
             cache = cache or load_cache(cache_path, code, folder)
             try:

@@ -162,19 +162,27 @@ def messages(children: dict[int, int]) -> Iterator[tuple[int, bytes]]:
 class WorkerPool:
     """Worker processes forked when a build starts, while this process is small, if it has
     enough records for them (`expected`); what they work on reaches them pickled: `setup`
-    once per worker (through a file), items by chunk."""
+    once per worker (through a file), items by chunk.
 
-    def __init__(self, jobs: int, expected: int) -> None:
+    With `early` False (a process that is large already: `serve`, holding the
+    cache between rebuilds, where most rebuilds render a page or two), they
+    are forked only when a map has enough items for them.
+    """
+
+    def __init__(self, jobs: int, expected: int, early: bool = True) -> None:
         self.size = jobs or os.cpu_count() or 1
         self.pool: Pool | None = None
-        if worker_count(self.size, expected) > 1 and hasattr(os, "fork"):
-            gc.freeze()  # out of the workers' collector's sight: its walks copy nothing
-            try:
-                self.pool = multiprocessing.get_context("fork").Pool(
-                    self.size, initializer=gc.enable
-                )
-            finally:
-                gc.unfreeze()
+        if early and worker_count(self.size, expected) > 1:
+            self.start()
+
+    def start(self) -> None:
+        if not hasattr(os, "fork"):
+            return
+        gc.freeze()  # out of the workers' collector's sight: its walks copy nothing
+        try:
+            self.pool = multiprocessing.get_context("fork").Pool(self.size, initializer=gc.enable)
+        finally:
+            gc.unfreeze()
 
     def __enter__(self) -> WorkerPool:
         return self
@@ -193,6 +201,8 @@ class WorkerPool:
         chunk: int = 25,
     ) -> Iterator[Result]:
         """work(start(setup), chunk) over the items; results in any order, as they come."""
+        if self.pool is None and worker_count(self.size, len(items)) > 1:
+            self.start()
         if self.pool is None or worker_count(self.size, len(items)) <= 1:
             state = start(setup)
             for index in range(0, len(items), chunk):
