@@ -29,7 +29,7 @@ from generator.content.listing import (
     list_content,
     shown_records_folder,
 )
-from generator.content.loader import LoadedContent, load_content, parse_files
+from generator.content.loader import LoadedContent, SnippetFiles, load_content, parse_files
 from generator.content.published import check_published
 from generator.content.schema import validate_document
 from generator.content.yamldoc import parse_yaml
@@ -92,7 +92,6 @@ from generator.outputs.write import (
 from generator.parallel import (
     WorkerPool,
     collector_paused,
-    fork_map,
 )
 from generator.render.templates import make_environment, render_error_page
 from generator.render.themes import BUILTIN_THEMES, theme_layers
@@ -224,14 +223,15 @@ def load_site(
     report: BuildReport,
     include_drafts: bool = False,
     cache: BuildCache | None = None,
-    jobs: int = 0,
+    pool: WorkerPool | None = None,
     listing: ContentFiles | None = None,
     check_registry: bool = True,
 ) -> tuple[Site | None, Path | None]:
     """Run load → validate → link; return the site and its theme when there are no errors.
 
-    `check_registry`: fail when an id in published-ids.txt has no page (what a build must
-    refuse; a lookup need not).
+    `pool`: the build's workers, to validate in (else this process does). `check_registry`:
+    fail when an id in published-ids.txt has no page (what a build must refuse; a lookup
+    need not).
     """
     options = BuildOptions(base_url=base_url, include_drafts=include_drafts)
     with timed(report, "load"):
@@ -240,7 +240,7 @@ def load_site(
         report.records_read = len(loaded.pending)
     with timed(report, "validate"):
         config, theme_dir = read_settings(loaded, options, report)
-        fresh, problems = validate_all(loaded, jobs)
+        fresh, problems = validate_all(loaded, pool or WorkerPool(jobs=1, expected=0))
         report.diagnostics += problems + loaded.problems + loaded.snippets.diagnostics
         store = RecordStore(fresh, partial(reused_record, cache, loaded) if cache else None)
         records = [*loaded.reused, *map(summarize, fresh)]
@@ -271,24 +271,31 @@ def load_site(
     return site, theme_dir
 
 
-def validate_all(loaded: LoadedContent, jobs: int) -> tuple[list[Record], list[Diagnostic]]:
-    """Read, parse and validate the record files not reused from the cache, in parallel."""
+Checked = tuple[Record | None, list[Diagnostic]]  # a record file validated, and its problems
 
-    def validate_chunk(
-        files: list[tuple[Path, str]],
-    ) -> list[tuple[Record | None, list[Diagnostic]]]:
-        results: list[tuple[Record | None, list[Diagnostic]]] = []
-        for document, problems in parse_files(files):
-            if document is None:
-                results.append((None, problems))
-            else:
-                record, found = validate_document(document, loaded.snippets)
-                results.append((record, problems + found))
-        return results
 
+def validate_chunk(snippets: SnippetFiles, files: list[tuple[Path, str]]) -> list[Checked]:
+    results: list[Checked] = []
+    for document, problems in parse_files(files):
+        if document is None:
+            results.append((None, problems))
+        else:
+            record, found = validate_document(document, snippets)
+            results.append((record, problems + found))
+    return results
+
+
+def snippets_as_sent(snippets: SnippetFiles) -> SnippetFiles:
+    return snippets
+
+
+def validate_all(loaded: LoadedContent, pool: WorkerPool) -> tuple[list[Record], list[Diagnostic]]:
+    """Read, parse and validate the record files not reused from the cache, in the workers."""
     records: list[Record] = []
     diagnostics: list[Diagnostic] = []
-    for record, problems in fork_map(validate_chunk, loaded.pending, jobs):
+    for record, problems in pool.map(
+        validate_chunk, snippets_as_sent, loaded.snippets, loaded.pending
+    ):
         diagnostics += problems
         if record is not None:
             records.append(record)
@@ -746,7 +753,7 @@ def build_into(
                     report,
                     options.include_drafts,
                     cache,
-                    options.jobs,
+                    pool,
                     listing,
                 )
                 if site is None or theme_dir is None:

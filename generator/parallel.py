@@ -1,14 +1,10 @@
 """Spread work over forked processes when there is enough of it to pay for them.
 
-`fork_map` forks its workers on the spot, so they inherit what this process
-holds (the snippets, a closure's state) without sending it; only each
-chunk's results come back, pickled, down a pipe per worker: for work that
-starts while the process is small (validating records). `WorkerPool` is
-forked at the start of a build, before the records are loaded, and its work
-reaches it pickled: workers forked from a process holding ten thousand
-records copy most of them as they touch them (reading an object writes its
-reference count). Without fork (not Linux) or with little work, it all runs
-here.
+One way: a `WorkerPool`, forked at the start of a build, before the records
+are loaded, to which work goes pickled (workers forked from a process
+holding ten thousand records copy most of them as they touch them: reading
+an object writes its reference count). Without fork (not Linux) or with
+little work, it all runs here.
 """
 
 from __future__ import annotations
@@ -17,13 +13,9 @@ import gc
 import multiprocessing
 import os
 import pickle
-import selectors
-import signal
-import struct
 import tempfile
-import traceback
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from functools import partial
 from multiprocessing.pool import Pool
 from typing import TypeVar, cast
@@ -34,7 +26,6 @@ Setup = TypeVar("Setup")
 State = TypeVar("State")
 
 MIN_PER_PROCESS = 40  # below this many items per worker, forking costs more than it saves
-FRAME = struct.Struct("<Q")  # each message down a pipe: its length, then its pickle
 
 
 def worker_count(jobs: int, items: int) -> int:
@@ -59,104 +50,6 @@ def collector_paused() -> Iterator[None]:
         gc.unfreeze()  # ...and given back, to the oldest generation
         if was_enabled:
             gc.enable()
-
-
-def fork_map(
-    work: Callable[[list[Item]], list[Result]], items: Sequence[Item], jobs: int, chunk: int = 25
-) -> Iterator[Result]:
-    """Apply `work` to chunks of items, in forked workers when worthwhile; results as they
-    come, in any order. What `work` raises in a worker is raised here."""
-    chunks = [list(items[i : i + chunk]) for i in range(0, len(items), chunk)]
-    workers = worker_count(jobs, len(items))
-    if workers <= 1 or not hasattr(os, "fork"):
-        for part in chunks:
-            yield from work(part)
-        return
-    children: dict[int, int] = {}  # reading end of its pipe -> pid
-    try:
-        gc.freeze()  # what exists now is out of the collector's sight: no copies in the workers
-        try:
-            for index in range(workers):
-                reading, writing = os.pipe()
-                pid = os.fork()
-                if pid == 0:
-                    os.close(reading)
-                    for other in children:
-                        os.close(other)
-                    run_worker(work, chunks[index::workers], writing)
-                os.close(writing)
-                children[reading] = pid
-        finally:
-            gc.unfreeze()
-        finished = set()
-        for reading, message in messages(children):
-            ok, value = pickle.loads(message)
-            if not ok:
-                raise value
-            if value is None:  # the worker's last word: all its chunks were sent
-                finished.add(reading)
-            else:
-                yield from value
-        if len(finished) < len(children):
-            raise RuntimeError("a worker process ended before it finished its work")
-    finally:
-        for reading, pid in children.items():
-            with suppress(OSError):
-                os.kill(pid, signal.SIGKILL)  # (one that finished has ended already)
-            with suppress(OSError):
-                os.waitpid(pid, 0)
-            os.close(reading)
-
-
-def run_worker(
-    work: Callable[[list[Item]], list[Result]], chunks: list[list[Item]], out: int
-) -> None:
-    """In a worker: send each chunk's results, or what went wrong, then end at once."""
-    try:
-        gc.enable()
-        for part in chunks:
-            send(out, (True, work(part)))
-        send(out, (True, None))
-    except BaseException as exc:
-        try:
-            send(out, (False, exc))
-        except Exception:  # an exception that does not pickle
-            send(out, (False, RuntimeError(f"a worker failed:\n{traceback.format_exc()}")))
-    finally:
-        os._exit(0)
-
-
-def send(out: int, value: object) -> None:
-    data = pickle.dumps(value, pickle.HIGHEST_PROTOCOL)
-    view = memoryview(FRAME.pack(len(data)) + data)
-    while view:
-        view = view[os.write(out, view) :]
-
-
-def messages(children: dict[int, int]) -> Iterator[tuple[int, bytes]]:
-    """Every message the workers send, as it is whole, from whichever pipe has one."""
-    buffers = {reading: bytearray() for reading in children}
-    with selectors.DefaultSelector() as selector:
-        for reading in children:
-            selector.register(reading, selectors.EVENT_READ)
-        while buffers:
-            for key, _ in selector.select():
-                reading = int(key.fd)
-                data = os.read(reading, 1 << 20)
-                buffer = buffers[reading]
-                if not data:
-                    selector.unregister(reading)
-                    del buffers[reading]
-                    if buffer:
-                        raise RuntimeError("a worker ended in the middle of sending")
-                    continue
-                buffer += data
-                while len(buffer) >= FRAME.size:
-                    (length,) = FRAME.unpack_from(buffer)
-                    if len(buffer) < FRAME.size + length:
-                        break
-                    yield reading, bytes(buffer[FRAME.size : FRAME.size + length])
-                    del buffer[: FRAME.size + length]
 
 
 class WorkerPool:
