@@ -27,6 +27,7 @@ from generator.content.listing import (
     ContentFiles,
     display_path,
     list_content,
+    refreshed,
     shown_records_folder,
 )
 from generator.content.loader import LoadedContent, SnippetFiles, load_content, parse_files
@@ -45,11 +46,11 @@ from generator.diagnostics import (
 from generator.memo.cache import (
     BuildCache,
     RecordEntry,
-    Resident,
     cache_file,
     code_version,
     folder_identity,
     load_cache,
+    still_current,
     tree_fingerprint,
     unchanged_since,
 )
@@ -155,6 +156,48 @@ def timed(report: BuildReport, stage: str) -> Iterator[None]:
     start = time.perf_counter()
     yield
     report.timings[stage] = report.timings.get(stage, 0.0) + time.perf_counter() - start
+
+
+@dataclass
+class Resident:
+    """What `errpages serve` keeps in memory from one build to the next: the cache as the last
+    build left it (saved when serve stops: `save`), the content folder's listing and the paths
+    the watcher saw change since, and the theme's template environment."""
+
+    cache: BuildCache | None = None
+    listing: tuple[Path, ContentFiles] | None = None  # of which content folder
+    changed: set[str] | None = None  # paths changed since the listing (None: not known)
+    environment: tuple[str, Environment] | None = None  # the theme files' fingerprint, and it
+
+    def saw_change(self, paths: Iterable[str]) -> None:
+        if self.changed is not None:
+            self.changed.update(paths)
+
+    def list_content(self, content_root: Path) -> ContentFiles:
+        """The listing, made again only when the changes seen since cannot be applied to it."""
+        listing = None
+        if self.changed is not None and self.listing and self.listing[0] == content_root:
+            listing = refreshed(self.listing[1], content_root, self.changed)
+        listing = listing or list_content(content_root)
+        self.listing, self.changed = (content_root, listing), set()
+        return listing
+
+    def make_environment(self, theme_dir: Path, theme_key: str) -> Environment:
+        if self.environment is None or self.environment[0] != theme_key:
+            self.environment = (theme_key, make_environment(theme_dir))
+        return self.environment[1]
+
+    def save(self, out_dir: Path) -> str | None:
+        """Save the kept cache, under the output folder's lock, unless another build saved
+        one since (then that one is newer); what went wrong, if it could not be saved."""
+        cache, self.cache = self.cache, None
+        if cache is None:
+            return None
+        with output_lock(out_dir):
+            kept = still_current(cache, cache.path, cache.code, cache.records_folder)
+            problem = kept.save() if kept is not None else None
+        cache.close()
+        return problem
 
 
 def find_theme(config: SiteConfig, content_root: Path) -> tuple[Path | None, list[Diagnostic]]:
@@ -447,6 +490,7 @@ def plan_outputs(
 def render_records(
     site: Site,
     theme_dir: Path,
+    env: Environment,
     plan: Plan,
     staging: Staging,
     cache: BuildCache,
@@ -464,7 +508,7 @@ def render_records(
         progress(len(units), total)
     by_id = {record.id: record for record in to_render}
     try:
-        for result in render_units(pool, task, site, to_render):
+        for result in render_units(pool, task, env, site, to_render):
             summary = by_id[result.record_id]
             units[result.record_id] = unit_entry(summary, inputs[summary.id], result, site)
             for path, _ in result.files:  # perhaps written by a worker: note it here
@@ -728,7 +772,7 @@ def build_into(
     cache_path = cache_file(cache_dir, out_dir, options.key()) if cache_dir else None
     with collector_paused():  # from here on (the listing is tens of thousands of objects)
         with timed(report, "list"):
-            listing = list_content(content_root)
+            listing = (resident.list_content if resident else list_content)(content_root)
         themes = theme_folders(content_root)
         inputs = inputs_fingerprint(content_root, options, listing.digest, themes)
         site_identity = folder_identity(out_dir) if out_dir is not None else None
@@ -739,8 +783,10 @@ def build_into(
         # Forked now, before the cache and the records are loaded (see `WorkerPool`).
         records_listed = len(listing.under("errors")[0]) if out_dir is not None else 0
         with WorkerPool(options.jobs, records_listed, early=resident is None) as pool:
-            cache = resident and resident.take(cache_path, code, folder)
-            cache = cache or load_cache(cache_path, code, folder)
+            kept = resident and still_current(resident.cache, cache_path, code, folder)
+            cache = kept or load_cache(cache_path, code, folder)
+            if resident is not None:
+                resident.cache = cache if cache_path is not None else None
             try:
                 if out_dir is not None and cache.saw(inputs, site_identity):
                     report.unchanged = True
@@ -760,12 +806,17 @@ def build_into(
                     return report
                 if out_dir is None:
                     return check_only(site, theme_dir, report)
-                cache.share(f"{code}\n{site.config!r}\n{theme_folders_fingerprint(theme_dir)}")
+                theme_key = theme_folders_fingerprint(theme_dir)
+                cache.share(f"{code}\n{site.config!r}\n{theme_key}")
+                if resident is not None:
+                    env = resident.make_environment(theme_dir, theme_key)
+                else:
+                    env = make_environment(theme_dir)
                 if not site.config.base_url:
                     report.diagnostics.append(no_base_url(content_root))
                 # plan → render → link check → write
                 written = write_site(
-                    site, theme_dir, out_dir, options, cache, site_identity, pool, report
+                    site, theme_dir, env, out_dir, options, cache, site_identity, pool, report
                 )
                 if written is None:
                     return report
@@ -773,13 +824,15 @@ def build_into(
                 if cache_path is not None:
                     cache.warnings, cache.inputs = tuple(report.diagnostics), inputs
                     cache.site_identity = folder_identity(out_dir)
-                    report.cache_problem = cache.save()
+                    if not kept:  # a cache kept in memory is saved when serve stops
+                        report.cache_problem = cache.save()
                 return report
+            except BaseException:
+                if resident is not None:
+                    resident.cache = None  # a build that raised may have left it half made
+                raise
             finally:
-                kept = report.unchanged or (report.written and report.cache_problem is None)
-                if resident is not None and kept and cache_path is not None:
-                    resident.cache = cache  # as saved: its connection stays open
-                else:
+                if resident is None or resident.cache is not cache:
                     cache.close()
 
 
@@ -797,6 +850,7 @@ def preflight(content_root: Path, out_dir: Path | None, cache_dir: Path | None) 
 def write_site(
     site: Site,
     theme_dir: Path,
+    env: Environment,
     out_dir: Path,
     options: BuildOptions,
     cache: BuildCache,
@@ -809,7 +863,6 @@ def write_site(
     # What the cache says the output holds counts only for the very folder it saw.
     previous = cache.outputs if cache.site_identity == site_identity else {}
     memo = Memo(cache.pages, read=previous_page(out_dir, previous))
-    env = make_environment(theme_dir)
     with timed(report, "plan"):
         plan = plan_outputs(site, theme_dir, env, options, report, memo, cache.version)
     if plan is None or report.failed(options.strict):
@@ -822,7 +875,9 @@ def write_site(
     staging = Staging(out_dir, previous, spare, cache.live_folders if previous else None)
     try:
         with timed(report, "render"):
-            units = render_records(site, theme_dir, plan, staging, cache, pool, options, report)
+            units = render_records(
+                site, theme_dir, env, plan, staging, cache, pool, options, report
+            )
             written = stage_site_files(
                 site, theme_dir, env, plan, staging, units, report, old_layout, layout, memo
             )

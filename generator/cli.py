@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import sys
 import threading
 import time
@@ -19,6 +20,7 @@ from generator import __version__
 from generator.build import (
     DEFAULT_CACHE_DIR,
     BuildReport,
+    Resident,
     build,
     content_folder_missing,
     load_site,
@@ -26,7 +28,6 @@ from generator.build import (
 )
 from generator.content.listing import display_path
 from generator.diagnostics import Diagnostic, Level, plural, printable
-from generator.memo.cache import Resident
 from generator.site import urls
 from generator.site.model import SiteConfig
 
@@ -722,10 +723,11 @@ def serve_command(
 
     state = LiveState()
     warned: set[Diagnostic] = set()  # each warning is said once a session, not every rebuild
-    resident = Resident()  # the cache, kept in memory from one rebuild to the next
+    resident = Resident()  # what one rebuild leaves the next: the cache, listing, templates
 
-    def rebuild() -> list[str]:
+    def rebuild(changed: set[str]) -> list[str]:
         started = time.perf_counter()
+        resident.saw_change(changed)
         try:
             report = build(
                 content,
@@ -751,12 +753,13 @@ def serve_command(
             click.echo(built_line(report, out, time.perf_counter() - started, (1, 1)))
         return []
 
-    state.errors = rebuild()
+    state.errors = rebuild(set())
     server = free_port_server(out, host, port, quiet=True, handler=LiveHandler, state=state)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     click.echo(f"Serving {display_path(out)} at {url_of(server)}  (Ctrl-C stops)")
     stop = threading.Event()
+    signal.signal(signal.SIGTERM, stopped_by_signal)  # stopped as by Ctrl-C: the cache is saved
     try:
         if no_watch:
             stop.wait()
@@ -766,9 +769,16 @@ def serve_command(
     except KeyboardInterrupt:
         pass
     finally:
-        click.echo("Stopped.")
         server.shutdown()
         server.server_close()
+        problem = resident.save(out)
+        if problem is not None:
+            click.echo(f"The build cache could not be saved: {printable(problem)}", err=True)
+        click.echo("Stopped.")
+
+
+def stopped_by_signal(_signal: int, _frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 @cli.group("theme")

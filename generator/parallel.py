@@ -92,12 +92,14 @@ class WorkerPool:
         setup: Setup,
         items: Sequence[Item],
         chunk: int = 25,
+        here: State | None = None,
     ) -> Iterator[Result]:
-        """work(start(setup), chunk) over the items; results in any order, as they come."""
+        """work(start(setup), chunk) over the items; results in any order, as they come.
+        `here`: the state to work with when the work stays in this process."""
         if self.pool is None and worker_count(self.size, len(items)) > 1:
             self.start()
         if self.pool is None or worker_count(self.size, len(items)) <= 1:
-            state = start(setup)
+            state = start(setup) if here is None else here
             for index in range(0, len(items), chunk):
                 yield from work(state, list(items[index : index + chunk]))
             return

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from generator.build import build
 from generator.content.listing import display_path
 from generator.content.record_schema import record_schema
 from tests.conftest import REPO_ROOT, Served, run_cli, valid_record
@@ -147,6 +148,34 @@ def test_serve_says_a_warning_once_and_ends_rebuilds_as_build_does(
     pattern = r"Built 1 error into \S+: \d+ rendered, \d+ unchanged, \d+ files, 1 warning, [\d.]+s"
     assert all(re.fullmatch(pattern, line.strip()) for line in built_lines), built_lines
     assert sum("base_url: not set" in line for line in served.lines) == 1, served.lines
+
+
+def test_serve_shows_each_save_and_keeps_its_cache_for_the_next_build(
+    make_content, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """An edit, an added record and an editor's temporary file reach the served site through
+    the watcher; when serve stops, the cache it kept in memory is saved: the next build of
+    the same content into the same folder has nothing to do."""
+    content = make_content({"errors/a.yaml": valid_record()})
+    out, cache = tmp_path / "site", tmp_path / "c"
+    served = Served("--content", str(content), "--out", str(out), "--cache-dir", str(cache))
+    page = out / "errors" / "0123456789abcdef" / "index.html"
+    try:
+        served.wait_for("Serving")
+        time.sleep(0.5)  # the watcher is running
+        (content / "errors" / "a.yaml").write_text(valid_record(message="edited widget"))
+        (content / "errors" / "a.yaml~").write_text("an editor's backup")
+        served.wait_for("Built ")
+        assert "edited widget" in page.read_text()
+        (content / "errors" / "a.yaml~").unlink()
+        (content / "errors" / "b.yaml").write_text(valid_record("fedcba9876543210", "new one"))
+        assert served.wait_for("Built ").startswith("Built 2 errors"), served.lines
+    finally:
+        served.stop()
+    ending = [line.strip() for line in served.lines_within(1)]
+    assert served.process.returncode == 0 and "Stopped." in ending, ending
+    report = build(content, out, cache_dir=cache)
+    assert report.unchanged, [d.format() for d in report.diagnostics]
 
 
 def test_lookup_prints_a_page_a_person_can_open(make_content, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -4,9 +4,10 @@ Edits of every kind a site sees (a meaning, a message and so every title that
 links to it, a snippet, the settings, a theme file, an alias, a retirement, a
 record added, deleted or renamed) are applied one after another, each followed
 by a build with the cache, in both ways builds run: one-shot (`errpages build`,
-the cache read from disk each time) and resident (`errpages serve`, the cache
-kept in memory between builds). After each, the output must be byte for byte
-what a build from scratch makes of the same content.
+the cache read from disk each time) and resident (`errpages serve`: the cache,
+the listing and the templates kept in memory between builds, told the paths
+that changed as its watcher tells it). After each, the output must be byte for
+byte what a build from scratch makes of the same content.
 """
 
 from __future__ import annotations
@@ -21,8 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from benchmarks.corpus import write_corpus
-from generator.build import build
-from generator.memo.cache import Resident
+from generator.build import Resident, build
 from tests.test_incremental import snapshot
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -139,6 +139,23 @@ def make_project(root: Path) -> tuple[Path, Path, Path]:
     return content, root / "site", root / "cache"
 
 
+def file_stats(root: Path) -> dict[str, tuple[int, int, int]]:
+    """Every file of the project's content and theme, by its stat."""
+    found = {}
+    for path in [*(root / "content").rglob("*"), *(root / "mytheme").rglob("*")]:
+        if path.is_file():
+            st = path.stat()
+            found[str(path)] = (st.st_size, st.st_mtime_ns, st.st_ino)
+    return found
+
+
+def changed_paths(
+    before: dict[str, tuple[int, int, int]], after: dict[str, tuple[int, int, int]]
+) -> set[str]:
+    """What a watcher reports: the files added, deleted or written."""
+    return {path for path in before.keys() | after.keys() if before.get(path) != after.get(path)}
+
+
 def clean_build(content: Path, root: Path) -> dict[str, bytes]:
     out = root / "clean"
     shutil.rmtree(out, ignore_errors=True)
@@ -166,7 +183,10 @@ def test_any_sequence_of_edits_builds_the_bytes_of_a_clean_build(
         first = build(content, out, cache_dir=cache, jobs=1, resident=resident)
         assert first.written, [d.format() for d in first.diagnostics]
         for edit, index in edits:
+            before = file_stats(root)
             edit(content, index)
+            if resident is not None:
+                resident.saw_change(changed_paths(before, file_stats(root)))
             report = build(content, out, cache_dir=cache, jobs=1, resident=resident)
             assert report.written or report.unchanged, [d.format() for d in report.diagnostics]
             assert resident is None or resident.cache is not None, "the cache was not kept"

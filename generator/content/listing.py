@@ -7,7 +7,9 @@ for the loader to report.
 from __future__ import annotations
 
 import bisect
+import hashlib
 import os
+import stat
 from operator import attrgetter
 from pathlib import Path
 from typing import NamedTuple
@@ -61,6 +63,7 @@ class ContentFiles(NamedTuple):
     files: list[FoundFile]  # names relative to the content folder
     problems: list[Problem]  # links refused, folders named like records
     digest: str  # every file's path and stat, hashed: the content's part of the fingerprint
+    links: bool = False  # whether a symbolic link was followed (its stat is its target's)
 
     def under(self, folder: str) -> tuple[list[FoundFile], int]:
         """The files below one folder of content/ (still named from content/), and how many
@@ -86,6 +89,7 @@ def list_content(content_root: Path) -> ContentFiles:
     """
     files: list[FoundFile] = []
     problems: list[Problem] = []
+    links = False
     root = os.path.realpath(content_root)
     # A folder to list, its name under content/, and the folders links led to on the way there.
     pending: list[tuple[str, str, tuple[str, ...]]] = [(str(content_root), "", ())]
@@ -102,7 +106,7 @@ def list_content(content_root: Path) -> ContentFiles:
                 target = linked_within(entry.path, name, root, through, problems)
                 if target is None:
                     continue
-                into = (*through, target)
+                into, links = (*through, target), True
             if entry.is_dir():
                 pending.append((entry.path, name + "/", into))
                 if name.startswith("errors/") and entry.name.endswith(RECORD_SUFFIXES):
@@ -128,13 +132,44 @@ def list_content(content_root: Path) -> ContentFiles:
                     (display_path(entry.path), "not a regular file (a FIFO, socket or device)")
                 )
     files.sort(key=lambda found: found.name)
-    return ContentFiles(files, problems, files_digest(files))
+    return ContentFiles(files, problems, files_digest(files), links)
+
+
+def refreshed(
+    listing: ContentFiles, content_root: Path, changed: set[str]
+) -> ContentFiles | None:
+    """The listing after these paths changed (as a watcher names them), when every one is a
+    file it lists that is still a regular file, or one it never listed that is gone again (an
+    editor's temporary file); None when any is not (a file added or deleted, a folder, a
+    link): then the folder must be listed again (as it must when the listing followed a
+    link, whose target a watcher names by another path)."""
+    if listing.links:
+        return None
+    root = os.path.abspath(content_root)
+    found = {file.name: index for index, file in enumerate(listing.files)}
+    files = list(listing.files)
+    for path in changed:
+        absolute = os.path.abspath(path)
+        if not is_within(absolute, root):
+            continue  # the theme's: fingerprinted apart
+        name = os.path.relpath(absolute, root).replace(os.sep, "/")
+        try:
+            st = os.lstat(absolute)
+        except FileNotFoundError:
+            if name in found:
+                return None
+            continue
+        except OSError:
+            return None
+        if name not in found or not stat.S_ISREG(st.st_mode):
+            return None
+        index = found[name]
+        files[index] = files[index]._replace(stat=(st.st_size, st.st_mtime_ns, st.st_ino))
+    return ContentFiles(files, listing.problems, files_digest(files))
 
 
 def files_digest(files: list[FoundFile]) -> str:
     """The files' paths, sizes, mtimes and inodes, hashed: any change to one changes it."""
-    import hashlib  # here, not above: the early child is forked before it would be imported
-
     lines = [f"{path}\0{size}\0{mtime}\0{inode}" for path, _, (size, mtime, inode) in files]
     return hashlib.sha256("\n".join(lines).encode()).hexdigest()
 

@@ -388,28 +388,23 @@ def cache_file(cache_dir: Path, out_dir: Path | None, options: str) -> Path:
     return cache_dir / f"build-{key[:20]}.sqlite"
 
 
-@dataclass
-class Resident:
-    """The cache `errpages serve` keeps in memory between its builds, as the last one saved it:
-    a rebuild then reads nothing of it from disk."""
-
-    cache: BuildCache | None = None
-
-    def take(self, path: Path | None, code: str, records_folder: str) -> BuildCache | None:
-        """The kept cache, when it is of this output, code and naming, and still the one on
-        disk (no other build saved since: its token is the database's)."""
-        cache, self.cache = self.cache, None
-        if cache is None or cache.db is None:
-            return None
-        if (cache.path, cache.code, cache.records_folder) == (path, code, records_folder):
-            try:
-                row = cache.db.execute("SELECT data FROM head WHERE id = 1").fetchone()
-            except sqlite3.Error:
-                row = None
-            if row is not None and row[0] == cache.token:
-                return cache
-        cache.close()
+def still_current(
+    cache: BuildCache | None, path: Path | None, code: str, records_folder: str
+) -> BuildCache | None:
+    """A cache kept in memory since the last build (`serve`), when it is of this output, code
+    and naming, and still the one on disk (no other build saved since: its token is the
+    database's); else None, and it is closed."""
+    if cache is None or cache.db is None:
         return None
+    if (cache.path, cache.code, cache.records_folder) == (path, code, records_folder):
+        try:
+            row = cache.db.execute("SELECT data FROM head WHERE id = 1").fetchone()
+        except sqlite3.Error:
+            row = None
+        if row is not None and row[0] == cache.token:
+            return cache
+    cache.close()
+    return None
 
 
 def load_cache(path: Path | None, code: str, records_folder: str) -> BuildCache:

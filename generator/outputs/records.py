@@ -158,12 +158,13 @@ def render_chunk(
 
 
 def render_units(
-    pool: WorkerPool, task: RenderTask, site: Site, records: list[RecordSummary]
+    pool: WorkerPool, task: RenderTask, env: Environment, site: Site, records: list[RecordSummary]
 ) -> Iterator[UnitResult]:
-    """Render these records' outputs, in the build's worker processes when it pays; each
-    record goes to them with its links, so a worker holds only the records it renders."""
+    """Render these records' outputs, in the build's worker processes when it pays (each
+    record goes to them with its links, so a worker holds only the records it renders), else
+    here, with this process's template environment."""
     items = [(site.record(s), site.links[s.id], site.drift_note(s)) for s in records]
-    yield from pool.map(render_chunk, start_worker, task, items)
+    yield from pool.map(render_chunk, start_worker, task, items, here=(task, env))
 
 
 def kept_units(

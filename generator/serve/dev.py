@@ -166,14 +166,15 @@ def written_by_builds(out_dir: Path, cache_dir: Path | None) -> Callable[[object
 
 def watch_and_rebuild(
     folders: list[Path],
-    rebuild: Callable[[], list[str]],
+    rebuild: Callable[[set[str]], list[str]],
     state: LiveState,
     stop: threading.Event,
     wanted: Callable[[object, str], bool] | None = None,
 ) -> None:
-    """Rebuild after each burst of changes (debounced: one save of many files, one build);
-    `wanted` drops changes that are not edits (what builds write)."""
-    for _changes in watch(
+    """Rebuild after each burst of changes (debounced: one save of many files, one build),
+    told the paths that changed; `wanted` drops changes that are not edits (what builds
+    write)."""
+    for changes in watch(
         *folders,
         watch_filter=wanted,
         debounce=300,
@@ -181,4 +182,4 @@ def watch_and_rebuild(
         stop_event=stop,
         raise_interrupt=False,
     ):
-        state.publish(rebuild())
+        state.publish(rebuild({path for _change, path in changes}))
