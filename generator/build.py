@@ -43,14 +43,16 @@ from generator.diagnostics import (
     warning,
     with_source_lines,
 )
-from generator.memo.cache import (
-    BuildCache,
-    RecordEntry,
+from generator.memo.cache import BuildCache, RecordEntry, load_cache, still_current
+from generator.memo.fingerprint import (
+    DEFAULT_CACHE_DIR,
+    BuildOptions,
+    Progress,
     cache_file,
+    cache_summary,
     code_version,
     folder_identity,
-    load_cache,
-    still_current,
+    inputs_fingerprint,
     tree_fingerprint,
     unchanged_since,
 )
@@ -107,28 +109,6 @@ from generator.site.model import (
     Version,
     summarize,
 )
-
-DEFAULT_CACHE_DIR = Path(".errpages-cache")
-
-
-Progress = Callable[[int, int], None]
-
-
-@dataclass(frozen=True)
-class BuildOptions:
-    """How to build; everything here is part of the cache key."""
-
-    base_url: str | None = None
-    strict: bool = False
-    include_drafts: bool = False
-    jobs: int = 0  # 0: one process per core
-    cache_dir: Path | None = DEFAULT_CACHE_DIR  # None: no cache (a clean build)
-    shard: tuple[int, int] = (1, 1)  # K of N
-    progress: Progress | None = field(default=None, compare=False)  # told (done, total) pages
-
-    def key(self) -> str:
-        epoch = os.environ.get("SOURCE_DATE_EPOCH")
-        return repr((self.base_url, self.include_drafts, self.strict, self.shard, epoch))
 
 
 @dataclass
@@ -730,20 +710,22 @@ def build(
     wait: bool = True,
     waiting: Callable[[str], None] | None = None,
     resident: Resident | None = None,
+    listing: ContentFiles | None = None,
 ) -> BuildReport:
     """Build the site from content_root into out_dir (None: check only, write nothing).
 
     A build into a folder holds that folder's lock from start to end (`output_lock`):
     another build into it waits (told through `waiting`), or fails at once (`wait=False`).
-    `resident`: the cache kept in memory from the last build of this process (`serve`).
+    `resident`: what the last build of this process left (`serve`). `listing`: the content
+    folder, listed already (by `up_to_date`).
     """
     options = BuildOptions(base_url, strict, include_drafts, jobs, cache_dir, shard, progress)
     report = BuildReport()
     if out_dir is None:
-        return build_into(content_root, None, options, report, resident)
+        return build_into(content_root, None, options, report, resident, listing)
     try:
         with output_lock(out_dir, wait, waiting):
-            return build_into(content_root, out_dir, options, report, resident)
+            return build_into(content_root, out_dir, options, report, resident, listing)
     except OutputBusy as exc:
         hint = "wait for it to finish, or run without --no-wait"
         report.diagnostics.append(error(Position(display_path(out_dir)), "", str(exc), hint))
@@ -761,6 +743,7 @@ def build_into(
     options: BuildOptions,
     report: BuildReport,
     resident: Resident | None = None,
+    listing: ContentFiles | None = None,
 ) -> BuildReport:
     """The build once the output folder is held, stage by stage: list → (nothing changed?)
     → load → validate → link → plan → render → link check → write → remember."""
@@ -772,11 +755,12 @@ def build_into(
     cache_path = cache_file(cache_dir, out_dir, options.key()) if cache_dir else None
     with collector_paused():  # from here on (the listing is tens of thousands of objects)
         with timed(report, "list"):
-            listing = (resident.list_content if resident else list_content)(content_root)
+            if listing is None:
+                listing = (resident.list_content if resident else list_content)(content_root)
         themes = theme_folders(content_root)
         inputs = inputs_fingerprint(content_root, options, listing.digest, themes)
         site_identity = folder_identity(out_dir) if out_dir is not None else None
-        if unchanged_since(cache_path, code, inputs, site_identity):
+        if unchanged_since(cache_summary(cache_path), code, inputs, site_identity):
             report.unchanged = True  # decided without loading the cache itself
             return report
         folder = shown_records_folder(content_root)
@@ -823,6 +807,7 @@ def build_into(
                 # remember
                 if cache_path is not None:
                     cache.warnings, cache.inputs = tuple(report.diagnostics), inputs
+                    cache.themes = tuple(map(str, themes))
                     cache.site_identity = folder_identity(out_dir)
                     if not kept:  # a cache kept in memory is saved when serve stops
                         report.cache_problem = cache.save()
@@ -947,20 +932,6 @@ def check_only(site: Site, theme_dir: Path, report: BuildReport) -> BuildReport:
                 report.diagnostics += problems
         report.files = plan.site_files
     return report
-
-
-def inputs_fingerprint(
-    content_root: Path,
-    options: BuildOptions,
-    content_digest: str,
-    themes: list[Path],
-) -> str:
-    """What a build is made from, hashed: the content folder's files (their digest), the
-    theme's, the options, and how record files are named in messages (a build run from
-    another working folder names them otherwise, so it does not repeat the last one's
-    warnings as they were)."""
-    extra = f"{options.key()}\n{shown_records_folder(content_root)}"
-    return tree_fingerprint(themes, extra, content_digest)
 
 
 def theme_folders(content_root: Path) -> list[Path]:

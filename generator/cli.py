@@ -17,25 +17,18 @@ from urllib.parse import urlencode
 import click
 
 from generator import __version__
-from generator.build import (
-    DEFAULT_CACHE_DIR,
-    BuildReport,
-    Resident,
-    build,
-    content_folder_missing,
-    load_site,
-    theme_folders,
-)
 from generator.content.listing import display_path
 from generator.diagnostics import Diagnostic, Level, plural, printable
+from generator.memo.fingerprint import DEFAULT_CACHE_DIR, BuildOptions, up_to_date
 from generator.site import urls
 from generator.site.model import SiteConfig
 
-# Each command imports what only it needs (scanning, pinning, serving, ...) when it runs:
-# `errpages build`, run on every commit, does not pay for the others' imports.
+# Each command imports what only it needs (building, scanning, pinning, serving, ...) when it
+# runs: `errpages build` with nothing to do ends before the renderers would be imported.
 if TYPE_CHECKING:
     from tqdm import tqdm
 
+    from generator.build import BuildReport
     from generator.site.lookup import LookupMatch
 
 CONTENT_OPTION = click.option(
@@ -186,6 +179,15 @@ def build_command(
 ) -> None:
     """Build the site from the content folder."""
     started = time.perf_counter()
+    options = BuildOptions(base_url, strict, drafts, jobs, None if no_cache else cache_dir, shard)
+    nothing_to_do, listing = up_to_date(content, out, options)
+    if nothing_to_do:
+        if not quiet:
+            elapsed = time.perf_counter() - started
+            click.echo(f"Nothing changed; {display_path(out)} is up to date ({elapsed:.2f}s).")
+        return
+    from generator.build import build
+
     progress = ProgressBar("Rendering", enabled=not quiet)
     try:
         report = build(
@@ -195,11 +197,12 @@ def build_command(
             strict=strict,
             include_drafts=drafts,
             jobs=jobs,
-            cache_dir=None if no_cache else cache_dir,
+            cache_dir=options.cache_dir,
             shard=shard,
             progress=progress,
             wait=not no_wait,
             waiting=say_on_stderr,
+            listing=listing,
         )
     finally:
         progress.close()
@@ -242,6 +245,8 @@ def build_command(
 )
 def check_command(content: Path, strict: bool, drafts: bool, output_format: str) -> None:
     """Validate the content and render it in memory, writing nothing."""
+    from generator.build import build
+
     report = build(content, None, strict=strict, include_drafts=drafts)
     if output_format == "json":
         problems = [
@@ -309,6 +314,7 @@ def new_command(
     content: Path, repo: str | None, exception: str | None, message: str | None, force: bool
 ) -> None:
     """Scaffold a new error record with a fresh id."""
+    from generator.build import BuildReport, load_site
     from generator.content.scaffold import (
         fresh_id,
         new_record_path,
@@ -378,6 +384,7 @@ def lookup_command(
     drafts: bool,
 ) -> None:
     """Find the errors a traceback or log shows. Exit 1 when nothing matches."""
+    from generator.build import BuildReport, content_folder_missing, load_site
     from generator.site.lookup import compile_matchers, lookup
 
     if not content.is_dir():
@@ -624,6 +631,7 @@ def ids_group() -> None:
 @CONTENT_OPTION
 def ids_record_command(content: Path) -> None:
     """Add the ids the content publishes (no drafts) to the registry; run it after a deploy."""
+    from generator.build import BuildReport, content_folder_missing, load_site
     from generator.content.files import atomic_write_text
     from generator.content.loader import load_manifest
     from generator.content.published import MANIFEST, Manifest, with_recorded
@@ -718,6 +726,7 @@ def serve_command(
     content: Path, out: Path, host: str, port: int, cache_dir: Path, no_watch: bool, drafts: bool
 ) -> None:
     """Build, serve on http://127.0.0.1:PORT/, and rebuild and reload the tabs on every change."""
+    from generator.build import Resident, build, theme_folders
     from generator.serve.dev import LiveHandler, LiveState, watch_and_rebuild, written_by_builds
     from generator.serve.static import free_port_server, url_of
 

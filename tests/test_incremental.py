@@ -16,6 +16,7 @@ from generator import build as build_module
 from generator.build import build
 from generator.content.listing import shown_records_folder
 from generator.memo import cache as cache_module
+from generator.memo.fingerprint import code_version
 from generator.outputs import pages as pages_module
 from tests.conftest import REPO_ROOT, leftovers
 
@@ -121,7 +122,7 @@ def test_every_kind_of_input_change_shows_up(
             "title: Renamed\nbase_url: https://inc.example.org/\ntheme: mytheme\n"
         )
     elif change == "code":
-        real = cache_module.code_version()
+        real = code_version()
         monkeypatch.setattr("generator.build.code_version", lambda: real + "-next")
     else:
         snippet = sorted((content / "snippets").rglob("*.py"))[5]
@@ -284,7 +285,7 @@ def test_after_a_full_rebuild_the_next_build_is_incremental_again(
     content, out, cache = project
     spare = out.parent / f".{out.name}.spare"
     incremental(content, out, cache)
-    real = cache_module.code_version()
+    real = code_version()
     monkeypatch.setattr("generator.build.code_version", lambda: real + "-next")
     incremental(content, out, cache)
     spare_inode = spare.stat().st_ino
@@ -568,7 +569,7 @@ def test_a_record_read_back_is_named_as_this_build_shows_it(
     content, out, cache = project
     incremental(content, out, cache)
     database = next(cache.glob("*.sqlite"))
-    code = cache_module.code_version()
+    code = code_version()
     here = cache_module.load_cache(database, code, shown_records_folder(content))
     there = cache_module.load_cache(database, code, "somewhere/else/errors/")
     name = min(here.records)

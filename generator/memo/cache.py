@@ -25,31 +25,25 @@ build starts from scratch) rather than one that lies.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import importlib
 import json
 import os
 import secrets
 import sqlite3
-import sys
 from contextlib import suppress
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, NamedTuple, get_type_hints
 
-from generator import __version__
 from generator.content.listing import StatKey
 from generator.content.loader import SnippetFiles
 from generator.diagnostics import Diagnostic
 from generator.memo import plaindata
+from generator.memo.fingerprint import CACHE_FORMAT
 from generator.memo.memo import Made
 from generator.outputs.hosting import DumpStat, Layout
 from generator.outputs.records import UnitEntry
-from generator.outputs.write import MARKER, FolderTimes, Spare
+from generator.outputs.write import FolderTimes, Spare
 from generator.site.model import Record, RecordSummary, Version
-
-CACHE_FORMAT = 17
-GENERATOR_DIR = Path(__file__).resolve().parent.parent
 
 
 class RecordEntry(NamedTuple):
@@ -81,6 +75,7 @@ class BuildCache:
     live_folders: FolderTimes = field(default_factory=dict)  # the output's folders' mtimes
     warnings: tuple[Diagnostic, ...] = ()  # what the last build reported, repeated on a no-op
     records_folder: str = ""  # how record files' names begin, as shown (`content/errors/`)
+    themes: tuple[str, ...] = ()  # the theme folders whose files `inputs` fingerprints
     # Not in the head:
     records: dict[str, RecordEntry] = field(default_factory=dict)  # by record file, as shown
     units: dict[str, UnitEntry] = field(default_factory=dict)  # by error id
@@ -229,6 +224,7 @@ class BuildCache:
                 "inputs": self.inputs,
                 "site": list(self.site_identity or ()),
                 "warnings": len(self.warnings),
+                "themes": list(self.themes),
             }
         )
         head_path = path.with_suffix(".head")
@@ -328,64 +324,6 @@ def open_database(path: Path) -> sqlite3.Connection:
                 raise
             path.unlink(missing_ok=True)  # not a database (or a damaged one): ours to replace
     raise AssertionError("unreachable")
-
-
-def cache_summary(path: Path | None) -> tuple[dict[str, Any], int] | None:
-    """The small summary the last build saved beside the cache, and when it was saved (its
-    mtime in ns); None when there is none."""
-    if path is None:
-        return None
-    try:
-        with open(path.with_suffix(".head"), "rb") as stream:
-            saved = os.fstat(stream.fileno()).st_mtime_ns
-            head = json.loads(stream.read())
-    except (OSError, ValueError):
-        return None
-    return (head, saved) if isinstance(head, dict) else None
-
-
-def unchanged_since(
-    path: Path | None, code: str, inputs: str, site: tuple[int, int, int] | None
-) -> bool:
-    """True when the last build saw these very inputs and wrote this very output folder."""
-    summary = cache_summary(path)
-    if summary is None or site is None:
-        return False
-    head = summary[0]
-    return bool(
-        head.get("format") == CACHE_FORMAT
-        and head.get("code") == code
-        and head.get("inputs") == inputs
-        and tuple(head.get("site", ())) == site
-        and head.get("warnings") == 0
-    )
-
-
-# The libraries whose output ends up in the pages: another version may render differently.
-RENDERING_LIBRARIES = ("markdown_it", "jinja2", "pygments", "yaml")
-
-
-def code_version() -> str:
-    """A hash of errpages' version and source, Python's version and the rendering libraries
-    as installed: a change to any of them invalidates the cache.
-
-    A library is known by its package file's path, size, mtime and inode (an
-    upgrade or a reinstall writes it anew), not by its version number: asking
-    the installed packages' metadata is slow, and every no-op build asks.
-    """
-    digest = hashlib.sha256(f"{__version__}\n{sys.version}\n".encode())
-    for name in RENDERING_LIBRARIES:
-        where = importlib.import_module(name).__file__ or name
-        st = os.stat(where)
-        digest.update(f"{where} {st.st_size} {st.st_mtime_ns} {st.st_ino}\n".encode())
-    for path in sorted(GENERATOR_DIR.rglob("*.py")):
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
-
-
-def cache_file(cache_dir: Path, out_dir: Path | None, options: str) -> Path:
-    key = hashlib.sha256(f"{out_dir.resolve() if out_dir else '-'}\n{options}".encode()).hexdigest()
-    return cache_dir / f"build-{key[:20]}.sqlite"
 
 
 def still_current(
@@ -490,44 +428,3 @@ def read_head(path: Path) -> tuple[int, str, BuildCache, SpareRecord | None, byt
     hints = get_type_hints(BuildCache)
     kept = {name: plaindata.conform(value, hints[name]) for name, value in kept.items()}
     return version, token, BuildCache(path, **kept), spare, tables
-
-
-def folder_identity(path: Path) -> tuple[int, int, int] | None:
-    """Which output folder this is: its device and inode, and its marker file's inode.
-
-    Every build that writes the output swaps in another folder, so a cache
-    that saw another identity describes a different set of files.
-    """
-    try:
-        st = path.stat()
-        marker = (path / MARKER).stat()
-    except OSError:
-        return None
-    return st.st_dev, st.st_ino, marker.st_ino
-
-
-def tree_fingerprint(folders: list[Path], extra: str, listed: str = "") -> str:
-    """Every file's path, size, mtime and inode under the folders, plus extra and the digest
-    of the files already `listed` (the content folder's: `ContentFiles.digest`), hashed."""
-    lines = [extra, listed]
-    for folder in folders:
-        if folder.is_file():
-            st = folder.stat()
-            lines.append(f"{folder}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ino}")
-            continue
-        pending = [str(folder)]
-        while pending:
-            try:
-                entries = sorted(os.scandir(pending.pop()), key=lambda entry: entry.name)
-            except OSError:
-                continue
-            for entry in entries:
-                if entry.is_dir(follow_symlinks=False):
-                    pending.append(entry.path)
-                    continue
-                try:
-                    st = entry.stat()
-                except OSError:
-                    continue
-                lines.append(f"{entry.path}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ino}")
-    return hashlib.sha256("\n".join(lines).encode()).hexdigest()
