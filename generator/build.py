@@ -12,9 +12,10 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -96,7 +97,7 @@ from generator.parallel import (
     WorkerPool,
     collector_paused,
 )
-from generator.render.templates import make_environment, render_error_page
+from generator.render.templates import make_environment
 from generator.render.themes import BUILTIN_THEMES, theme_layers
 from generator.site import urls
 from generator.site.links import link_records
@@ -117,7 +118,6 @@ class BuildReport:
 
     diagnostics: list[Diagnostic] = field(default_factory=list)
     site: Site | None = None
-    files: list[OutputFile] = field(default_factory=list)  # site-wide files (check only)
     timings: dict[str, float] = field(default_factory=dict)
     written: bool = False
     unchanged: bool = False  # a no-op build: nothing read, nothing written
@@ -712,46 +712,55 @@ def build(
     resident: Resident | None = None,
     listing: ContentFiles | None = None,
 ) -> BuildReport:
-    """Build the site from content_root into out_dir (None: check only, write nothing).
+    """Build the site from content_root into out_dir (None: a check, `errpages check`).
 
     A build into a folder holds that folder's lock from start to end (`output_lock`):
     another build into it waits (told through `waiting`), or fails at once (`wait=False`).
     `resident`: what the last build of this process left (`serve`). `listing`: the content
-    folder, listed already (by `up_to_date`).
+    folder, listed already (by `up_to_date`). A check is the same build, without a cache,
+    into a folder of the system's temporary files that is deleted after: whatever a build
+    would refuse, a check refuses.
     """
     options = BuildOptions(base_url, strict, include_drafts, jobs, cache_dir, shard, progress)
     report = BuildReport()
-    if out_dir is None:
-        return build_into(content_root, None, options, report, resident, listing)
-    try:
-        with output_lock(out_dir, wait, waiting):
-            return build_into(content_root, out_dir, options, report, resident, listing)
-    except OutputBusy as exc:
-        hint = "wait for it to finish, or run without --no-wait"
-        report.diagnostics.append(error(Position(display_path(out_dir)), "", str(exc), hint))
-    except OSError as exc:  # the output's parent, the lock or a staged file cannot be written
-        where = display_path(exc.filename) if exc.filename else display_path(out_dir)
-        report.diagnostics.append(
-            error(Position(where), "", f"cannot write the site: {exc.strerror or exc}")
-        )
+    with ExitStack() as scratch:
+        checking = out_dir is None
+        if out_dir is None:
+            out_dir = Path(scratch.enter_context(tempfile.TemporaryDirectory())) / "site"
+            options = replace(options, cache_dir=None)
+        try:
+            with output_lock(out_dir, wait, waiting):
+                return build_into(
+                    content_root, out_dir, options, report, resident, listing, checking
+                )
+        except OutputBusy as exc:
+            hint = "wait for it to finish, or run without --no-wait"
+            report.diagnostics.append(error(Position(display_path(out_dir)), "", str(exc), hint))
+        except OSError as exc:  # the output's parent, the lock or a staged file cannot be written
+            where = display_path(exc.filename) if exc.filename else display_path(out_dir)
+            report.diagnostics.append(
+                error(Position(where), "", f"cannot write the site: {exc.strerror or exc}")
+            )
     return report
 
 
 def build_into(
     content_root: Path,
-    out_dir: Path | None,
+    out_dir: Path,
     options: BuildOptions,
     report: BuildReport,
     resident: Resident | None = None,
     listing: ContentFiles | None = None,
+    checking: bool = False,
 ) -> BuildReport:
     """The build once the output folder is held, stage by stage: list → (nothing changed?)
-    → load → validate → link → plan → render → link check → write → remember."""
+    → load → validate → link → plan → render → link check → write → remember. `checking`:
+    the build of `errpages check`, which says nothing of what only a published site needs."""
     report.diagnostics += preflight(content_root, out_dir, options.cache_dir)
     if report.failed():
         return report
     code = code_version()
-    cache_dir = options.cache_dir if out_dir is not None else None  # a check keeps nothing
+    cache_dir = options.cache_dir
     cache_path = cache_file(cache_dir, out_dir, options.key()) if cache_dir else None
     with collector_paused():  # from here on (the listing is tens of thousands of objects)
         with timed(report, "list"):
@@ -759,20 +768,20 @@ def build_into(
                 listing = (resident.list_content if resident else list_content)(content_root)
         themes = theme_folders(content_root)
         inputs = inputs_fingerprint(content_root, options, listing.digest, themes)
-        site_identity = folder_identity(out_dir) if out_dir is not None else None
+        site_identity = folder_identity(out_dir)
         if unchanged_since(cache_summary(cache_path), code, inputs, site_identity):
             report.unchanged = True  # decided without loading the cache itself
             return report
         folder = shown_records_folder(content_root)
         # Forked now, before the cache and the records are loaded (see `WorkerPool`).
-        records_listed = len(listing.under("errors")[0]) if out_dir is not None else 0
+        records_listed = len(listing.under("errors")[0])
         with WorkerPool(options.jobs, records_listed, early=resident is None) as pool:
             kept = resident and still_current(resident.cache, cache_path, code, folder)
             cache = kept or load_cache(cache_path, code, folder)
             if resident is not None:
                 resident.cache = cache if cache_path is not None else None
             try:
-                if out_dir is not None and cache.saw(inputs, site_identity):
+                if cache.saw(inputs, site_identity):
                     report.unchanged = True
                     report.diagnostics = list(cache.warnings)  # said again, not to be forgotten
                     return report
@@ -788,15 +797,13 @@ def build_into(
                 )
                 if site is None or theme_dir is None:
                     return report
-                if out_dir is None:
-                    return check_only(site, theme_dir, report)
                 theme_key = theme_folders_fingerprint(theme_dir)
                 cache.share(f"{code}\n{site.config!r}\n{theme_key}")
                 if resident is not None:
                     env = resident.make_environment(theme_dir, theme_key)
                 else:
                     env = make_environment(theme_dir)
-                if not site.config.base_url:
+                if not site.config.base_url and not checking:
                     report.diagnostics.append(no_base_url(content_root))
                 # plan → render → link check → write
                 written = write_site(
@@ -821,13 +828,13 @@ def build_into(
                     cache.close()
 
 
-def preflight(content_root: Path, out_dir: Path | None, cache_dir: Path | None) -> list[Diagnostic]:
-    """What must hold before anything is read: an output folder of errpages' own (or none),
-    the content folder, and a cache folder outside the output."""
-    problems = check_output_folder(out_dir) if out_dir is not None else []
+def preflight(content_root: Path, out_dir: Path, cache_dir: Path | None) -> list[Diagnostic]:
+    """What must hold before anything is read: an output folder of errpages' own (or none
+    yet), the content folder, and a cache folder outside the output."""
+    problems = check_output_folder(out_dir)
     if not content_root.is_dir():
         return [*problems, content_folder_missing(content_root)]
-    if cache_dir is not None and out_dir is not None:
+    if cache_dir is not None:
         problems += check_cache_folder(cache_dir, out_dir)
     return problems
 
@@ -904,34 +911,6 @@ def previous_page(out_dir: Path, previous: dict[str, str]) -> Callable[[str], by
             return None
 
     return read
-
-
-def check_only(site: Site, theme_dir: Path, report: BuildReport) -> BuildReport:
-    """Render every page in memory and check it, writing nothing (`errpages check`)."""
-    with timed(report, "render"):
-        env = make_environment(theme_dir)
-        options = BuildOptions(shard=(1, 1))
-
-        # Nothing is kept for a check: every page is made, whatever the records' versions.
-        def unknown(file: str) -> Version:
-            return (file, (0, 0, 0), None)
-
-        plan = plan_outputs(site, theme_dir, env, options, report, Memo(), unknown)
-        if plan is None:
-            return report
-        for summary in site.records:
-            record = site.record(summary)
-            html = render_error_page(
-                env, record, site.links[record.id], site.config, site.drift_note(summary)
-            )
-            problems, _ = check_page(urls.error_page(record.id), html, record.file, plan.paths)
-            report.diagnostics += problems
-        for file in plan.site_files:
-            if file.path.endswith(".html"):
-                problems, _ = check_page(file.path, file.content.decode(), file.origin, plan.paths)
-                report.diagnostics += problems
-        report.files = plan.site_files
-    return report
 
 
 def theme_folders(content_root: Path) -> list[Path]:

@@ -244,7 +244,7 @@ def build_command(
     help="github: workflow commands that annotate the lines in a pull request.",
 )
 def check_command(content: Path, strict: bool, drafts: bool, output_format: str) -> None:
-    """Validate the content and render it in memory, writing nothing."""
+    """Validate, render and link-check the content as a build does, writing nothing of yours."""
     from generator.build import build
 
     report = build(content, None, strict=strict, include_drafts=drafts)

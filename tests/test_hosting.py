@@ -123,6 +123,26 @@ def test_source_date_epoch_sets_the_build_date(
     assert feed.findtext(f"{ATOM_NS}updated") == "2026-09-21T14:13:20Z"
 
 
+@pytest.mark.parametrize("command", ["build", "check"])
+def test_a_link_to_a_missing_anchor_of_another_page_fails_check_as_it_fails_build(
+    command: str, make_content, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    linking = valid_record().replace(
+        "It means the widget was bad.",
+        "It means the widget was bad; see [the other](../fedcba9876543210/index.html#nope).",
+    )
+    other = valid_record("fedcba9876543210", "other widget")
+    content = make_content({"errors/a.yaml": linking, "errors/b.yaml": other})
+    out = ["--out", str(tmp_path / "site")] if command == "build" else []
+    result = run_cli(command, "--content", str(content), *out)
+    assert result.exit_code == 1
+    assert (
+        "a.yaml: link: broken link '../fedcba9876543210/index.html#nope' on "
+        "errors/0123456789abcdef/index.html: no anchor #nope in errors/fedcba9876543210/index.html"
+    ) in result.stderr
+    assert not (tmp_path / "site").exists()
+
+
 def test_broken_theme_link_fails_the_build_naming_page_and_link(
     make_content, tmp_path: Path
 ) -> None:  # type: ignore[no-untyped-def]

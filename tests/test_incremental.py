@@ -87,51 +87,6 @@ def test_one_record_edited(project: tuple[Path, Path, Path], tmp_path: Path) -> 
     assert len(changed) <= 8, changed
 
 
-def test_related_title_change_reaches_the_pages_that_link_to_it(
-    project: tuple[Path, Path, Path], tmp_path: Path
-) -> None:
-    content, out, cache = project
-    incremental(content, out, cache)
-    target = sorted((content / "errors").rglob("*.yaml"))[3]
-    error_id = target.read_text().split('id: "')[1].split('"')[0]
-    target.write_text(target.read_text().replace("(case ", "(renamed case ", 1))
-    incremental(content, out, cache)
-    assert snapshot(out) == clean(content, tmp_path)
-    linking = [
-        p
-        for p in (out / "errors").rglob("index.html")
-        if f"../{error_id}/index.html" in p.read_text()
-    ]
-    assert linking and all("renamed case" in p.read_text() for p in linking)
-
-
-@pytest.mark.parametrize("change", ["template", "css", "settings", "code", "snippet"])
-def test_every_kind_of_input_change_shows_up(
-    project: tuple[Path, Path, Path], tmp_path: Path, change: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    content, out, cache = project
-    incremental(content, out, cache)
-    theme = content.parent / "mytheme"
-    if change == "template":
-        error_html = theme / "templates" / "error.html"
-        error_html.write_text(error_html.read_text().replace("Error message", "The message"))
-    elif change == "css":
-        (theme / "static" / "style.css").write_text("body { color: red; }\n")
-    elif change == "settings":
-        (content / "site.yaml").write_text(
-            "title: Renamed\nbase_url: https://inc.example.org/\ntheme: mytheme\n"
-        )
-    elif change == "code":
-        real = code_version()
-        monkeypatch.setattr("generator.build.code_version", lambda: real + "-next")
-    else:
-        snippet = sorted((content / "snippets").rglob("*.py"))[5]
-        snippet.write_text(snippet.read_text().replace("keep going", "carry on"))
-    report = build(content, out, cache_dir=cache)
-    assert report.written
-    assert snapshot(out) == clean(content, tmp_path)
-
-
 def test_a_site_changed_by_hand_is_rebuilt_not_trusted(
     project: tuple[Path, Path, Path], tmp_path: Path
 ) -> None:

@@ -1,8 +1,8 @@
 """The incremental invariant: any sequence of edits builds the bytes of a clean build.
 
 Edits of every kind a site sees (a meaning, a message and so every title that
-links to it, a snippet, the settings, a theme file, an alias, a retirement, a
-record added, deleted or renamed) are applied one after another, each followed
+links to it, a snippet, the settings, a theme's style sheet and its error page
+template, an alias, a retirement, a record added, deleted or renamed) are applied one after another, each followed
 by a build with the cache, in both ways builds run: one-shot (`errpages build`,
 the cache read from disk each time) and resident (`errpages serve`: the cache,
 the listing and the templates kept in memory between builds, told the paths
@@ -74,6 +74,12 @@ def edit_theme(content: Path, index: int) -> None:
     css.write_text(f"{css.read_text()}\n/* edit {index} */\n")
 
 
+def edit_template(content: Path, index: int) -> None:
+    error_html = content.parent / "mytheme" / "templates" / "error.html"
+    block = "{% block main %}"
+    replace_in(error_html, block, f"{block}<!-- edit {index} -->")
+
+
 def add_alias(content: Path, index: int) -> None:
     record = nth(content, index)
     if "aliases:" not in record.read_text():
@@ -121,6 +127,7 @@ EDITS: list[Edit] = [
     edit_snippet,
     edit_settings,
     edit_theme,
+    edit_template,
     add_alias,
     retire,
     add_record,
