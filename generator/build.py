@@ -480,7 +480,7 @@ def render_records(
 ) -> dict[str, UnitEntry]:
     """Carry over unchanged record outputs, render the rest (in parallel), check their links."""
     task = RenderTask(site.config, theme_dir, staging, plan.paths)
-    inputs = unit_inputs(site, cache.version)
+    inputs = unit_inputs(site, cache.version, cache.digests)
     to_render, units = kept_units(staging, plan.records, cache.units, inputs)
     report.pages_kept = len(units)
     total, progress = len(plan.records), options.progress
@@ -677,22 +677,19 @@ def listing_files(
     def sitemap_bytes() -> bytes:
         return sitemap_xml(site).encode()
 
-    def lines_digest(lines: Iterable[str]) -> str:
-        return hashlib.sha256("\n".join(lines).encode()).hexdigest()
-
-    shown_in_index = lines_digest(map(entry, records))
-    searched = lines_digest(
-        f"{r.id}\0{r.repo}\0{r.kind}\0{r.exception}\0{r.message}\0{r.title}\0"
-        f"{r.source_path}\0{r.tags}\0{r.retired}\0{words[r.id]}"
-        for r in records
+    index = (config, tuple(map(entry, records)))
+    searched = (
+        tuple(
+            (r.id, r.repo, r.kind, r.exception, r.message, r.title, r.source_path) for r in records
+        ),
+        tuple((r.tags, r.retired, words[r.id]) for r in records),
     )
-    index = (config, shown_in_index)
     files = [
         Planned(urls.ERRORS_INDEX_JSON, "errors index", index, errors_index_bytes),
-        Planned(urls.SEARCH_INDEX_JS, "search index", (searched,), search_index_bytes),
+        Planned(urls.SEARCH_INDEX_JS, "search index", searched, search_index_bytes),
     ]
     if config.base_url:
-        mapped = lines_digest(f"{r.id} {r.repo} {r.analysis_date}" for r in records)
+        mapped = tuple((r.id, r.repo, r.analysis_date) for r in records)
         files.append(Planned(urls.SITEMAP_XML, "sitemap", (config, mapped), sitemap_bytes))
     return files
 
@@ -854,7 +851,7 @@ def write_site(
     path → sha256), or None when it was not written. What was made is kept in `cache`."""
     # What the cache says the output holds counts only for the very folder it saw.
     previous = cache.outputs if cache.site_identity == site_identity else {}
-    memo = Memo(cache.pages, read=previous_page(out_dir, previous))
+    memo = Memo(cache.pages, previous_page(out_dir, previous), cache.digests)
     with timed(report, "plan"):
         plan = plan_outputs(site, theme_dir, env, options, report, memo, cache.version)
     if plan is None or report.failed(options.strict):

@@ -39,7 +39,7 @@ from generator.content.loader import SnippetFiles
 from generator.diagnostics import Diagnostic
 from generator.memo import plaindata
 from generator.memo.fingerprint import CACHE_FORMAT
-from generator.memo.memo import Made
+from generator.memo.memo import Digests, Made
 from generator.outputs.hosting import DumpStat, Layout
 from generator.outputs.records import UnitEntry
 from generator.outputs.write import FolderTimes, Spare
@@ -83,6 +83,7 @@ class BuildCache:
     rows: dict[str, Row] | None = None  # the rows as read or last saved (None: not known)
     rows_renamed: bool = False  # read as saved by a build run from another working folder
     known_versions: dict[str, Version] | None = None  # made from `records` when first asked
+    digests: Digests = field(default_factory=Digests, compare=False)  # in memory only
     db: sqlite3.Connection | None = field(default=None, compare=False)
     token: str = field(default="", compare=False)  # the head's, as read: which rows these are
 
@@ -167,6 +168,7 @@ class BuildCache:
             fresh={},
             rows=None,
             known_versions=None,
+            digests=Digests(),
             db=None,
             token="",
             spare=None,

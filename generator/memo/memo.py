@@ -22,10 +22,28 @@ from generator.outputs.linkcheck import CrossLink
 Made = tuple[str, str, tuple[CrossLink, ...] | None]
 
 
-def digest(inputs: tuple[Any, ...]) -> str:
+def digest(inputs: Any) -> str:
     """The digest of plain data (tuples, strings, numbers, frozen dataclasses), by its repr:
     equal values give equal digests."""
     return hashlib.sha256(repr(inputs).encode()).hexdigest()
+
+
+@dataclass
+class Digests:
+    """Digests of plain data by key (an output's path, an error's id), each kept with the data
+    it was made from: data equal to it (in `serve`, mostly the very objects of the last
+    rebuild) is compared, not digested again. A digest of a value holds whatever builds did
+    since, so nothing here is ever invalidated."""
+
+    known: dict[str, tuple[Any, str]] = field(default_factory=dict)
+
+    def of(self, key: str, inputs: Any) -> str:
+        known = self.known.get(key)
+        if known is not None and known[0] == inputs:
+            return known[1]
+        value = digest(inputs)
+        self.known[key] = (inputs, value)
+        return value
 
 
 @dataclass
@@ -34,12 +52,13 @@ class Memo:
 
     previous: dict[str, Made] = field(default_factory=dict)
     read: Callable[[str], bytes | None] = lambda _path: None  # a file of the previous output
+    digests: Digests = field(default_factory=Digests)
     current: dict[str, Made] = field(default_factory=dict)
 
     def made(self, planned: Planned) -> OutputFile:
         """The planned file: the previous build's, when made from inputs with the same digest
         and still there; else made now."""
-        inputs = digest(planned.inputs)
+        inputs = self.digests.of(planned.path, planned.inputs)
         earlier = self.previous.get(planned.path)
         if earlier is not None and earlier[0] == inputs:
             content = self.read(planned.path)

@@ -11,7 +11,6 @@ holds the whole site in memory.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from typing import NamedTuple
 from jinja2 import Environment
 
 from generator.diagnostics import Diagnostic
+from generator.memo.memo import Digests
 from generator.outputs.api import error_data, index_entry
 from generator.outputs.linkcheck import CrossLink, check_page
 from generator.outputs.search import meaning_words
@@ -98,26 +98,19 @@ def render_unit(
     return UnitResult(record.id, files, words, tuple(cross), tuple(diagnostics))
 
 
-def unit_inputs(site: Site, version: Callable[[str], Version]) -> dict[str, str]:
+def unit_inputs(site: Site, version: Callable[[str], Version], digests: Digests) -> dict[str, str]:
     """Every record's outputs' inputs, as one digest each: its version, its drift note, and
     its related errors and backlinks as they read (message, exception, repository)."""
     faces = {
-        record.id: f"{record.id}\0{record.message}\0{record.exception}\0{record.repo}"
+        record.id: (record.id, record.message, record.exception, record.repo)
         for record in site.records
     }
     inputs = {}
     for record in site.records:
         related, backlinks = site.links.ids(record.id)
         drift = site.drift_note(record) if site.drift else None
-        text = "\n".join(
-            [
-                repr((version(record.file), drift)),
-                *map(faces.__getitem__, related),
-                "",
-                *map(faces.__getitem__, backlinks),
-            ]
-        )
-        inputs[record.id] = hashlib.sha256(text.encode()).hexdigest()
+        shown = tuple(map(faces.__getitem__, related)), tuple(map(faces.__getitem__, backlinks))
+        inputs[record.id] = digests.of(record.id, (version(record.file), drift, shown))
     return inputs
 
 
