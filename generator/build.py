@@ -173,11 +173,14 @@ class Resident:
         cache, self.cache = self.cache, None
         if cache is None:
             return None
-        with output_lock(out_dir):
-            kept = still_current(cache, cache.path, cache.code, cache.records_folder)
-            problem = kept.save() if kept is not None else None
-        cache.close()
-        return problem
+        try:
+            with output_lock(out_dir):
+                kept = still_current(cache, cache.path, cache.code, cache.records_folder)
+                return kept.save() if kept is not None else None
+        except OSError as exc:  # the lock cannot be taken
+            return str(exc)
+        finally:
+            cache.close()
 
 
 def find_theme(config: SiteConfig, content_root: Path) -> tuple[Path | None, list[Diagnostic]]:
@@ -723,7 +726,10 @@ def build(
     with ExitStack() as scratch:
         checking = out_dir is None
         if out_dir is None:
-            out_dir = Path(scratch.enter_context(tempfile.TemporaryDirectory())) / "site"
+            out_dir = (
+                Path(scratch.enter_context(tempfile.TemporaryDirectory(prefix="errpages-check-")))
+                / "site"
+            )
             options = replace(options, cache_dir=None)
         try:
             with output_lock(out_dir, wait, waiting):

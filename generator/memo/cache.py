@@ -30,7 +30,7 @@ import os
 import secrets
 import sqlite3
 from contextlib import suppress
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NamedTuple, get_type_hints
 
@@ -161,28 +161,13 @@ class BuildCache:
         # The head goes into a file of its own (a SQLite blob of megabytes costs several times
         # as much to write), tied to the rows by a token that both carry.
         token = secrets.token_hex(8)
-        head = replace(
-            self,
-            records={},
-            units={},
-            fresh={},
-            rows=None,
-            known_versions=None,
-            digests=Digests(),
-            db=None,
-            token="",
-            spare=None,
-            outputs={},
-            dump_layout={},
-            live_folders={},
-        )
         spare = None if self.spare is None else spare_difference(self.spare, self.outputs)
         # The head's tables (plain strings, numbers and tuples): JSON.
         tables = json.dumps(
             (self.outputs, self.dump_layout, self.live_folders),
             separators=(",", ":"),
         ).encode()
-        kept = {f.name: getattr(head, f.name) for f in fields(BuildCache) if f.name in HEAD_FIELDS}
+        kept = {name: getattr(self, name) for name in HEAD_FIELDS}
         data = plaindata.dumps((CACHE_FORMAT, token, kept, spare)) + b"\n" + tables
         rows = self.current_rows()
         earlier = self.rows if self.rows is not None else {}
