@@ -48,7 +48,7 @@ def sized(line: str | None, size: int, number: bool = False) -> str:
 
 
 def large_cases() -> list[LookupCase]:
-    site, _ = load_site(EXAMPLE_CONTENT, None, BuildReport())
+    site = load_site(EXAMPLE_CONTENT, None, BuildReport())
     assert site is not None
     templates = tuple(
         {"id": r.id, "message": r.message, "exception": r.exception} for r in site.records

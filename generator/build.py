@@ -44,7 +44,7 @@ from generator.diagnostics import (
     warning,
     with_source_lines,
 )
-from generator.memo.cache import BuildCache, RecordEntry, load_cache, still_current
+from generator.memo.cache import BuildCache, RecordEntry, Written, load_cache, still_current
 from generator.memo.fingerprint import (
     DEFAULT_CACHE_DIR,
     BuildOptions,
@@ -57,7 +57,7 @@ from generator.memo.fingerprint import (
     tree_fingerprint,
     unchanged_since,
 )
-from generator.memo.memo import Memo
+from generator.memo.memo import Digests, Memo
 from generator.outputs import OutputFile, Planned
 from generator.outputs.api import api_files, errors_index, index_entry
 from generator.outputs.assets import asset_files
@@ -248,53 +248,26 @@ def load_site(
     base_url: str | None,
     report: BuildReport,
     include_drafts: bool = False,
-    cache: BuildCache | None = None,
-    pool: WorkerPool | None = None,
-    listing: ContentFiles | None = None,
     check_registry: bool = True,
-) -> tuple[Site | None, Path | None]:
-    """Run load → validate → link; return the site and its theme when there are no errors.
-
-    `pool`: the build's workers, to validate in (else this process does). `check_registry`:
-    fail when an id in published-ids.txt has no page (what a build must refuse; a lookup
-    need not).
-    """
+) -> Site | None:
+    """load → validate → link, in this process and without a cache: how the commands that
+    read the records (lookup, new, ids) get them. `check_registry`: fail when an id in
+    published-ids.txt has no page (what a build must refuse; a lookup need not)."""
     options = BuildOptions(base_url=base_url, include_drafts=include_drafts)
-    with timed(report, "load"):
-        loaded, problems = load_content(content_root, cache.reuse if cache else None, listing)
-        report.diagnostics += problems
-        report.records_read = len(loaded.pending)
-    with timed(report, "validate"):
-        config, theme_dir = read_settings(loaded, options, report)
-        fresh, problems = validate_all(loaded, pool or WorkerPool(jobs=1, expected=0))
-        report.diagnostics += problems + loaded.problems + loaded.snippets.diagnostics
-        store = RecordStore(fresh, partial(reused_record, cache, loaded) if cache else None)
-        records = [*loaded.reused, *map(summarize, fresh)]
-        if cache is not None:
-            remember_records(cache, loaded, fresh)
-    with timed(report, "link"):
+    loaded = load_records(content_root, None, None, report)
+    config, _, fresh = validate_records(loaded, options, WorkerPool(jobs=1, expected=0), report)
+    return link_site(loaded, fresh, config, None, report, check_registry)
 
-        def where(summary: RecordSummary, key: str) -> Position:
-            return store.get(summary).position(key)
 
-        # A record that failed to load is reported by its own errors; its id may be one that
-        # was published, so the registry is checked only when every file loaded.
-        loaded_whole = not report.failed()
-        ordered, links, problems = link_records(records, where, include_drafts)
-        report.diagnostics += problems
-        if loaded.manifest is not None and loaded_whole and check_registry:
-            report.diagnostics += check_published(
-                loaded.manifest,
-                display_path(loaded.manifest.path),
-                {r.id for r in ordered} | {a for r in ordered for a in r.aliases},
-                {r.id for r in records if r.draft},
-            )
-    report.diagnostics = with_source_lines(sorted_diagnostics(report.diagnostics), loaded.texts)
-    if report.failed() or theme_dir is None:
-        return None, None
-    site = Site(config, tuple(ordered), links, loaded.drift, store)
-    report.site = site
-    return site, theme_dir
+def load_records(
+    content_root: Path, listing: ContentFiles | None, cache: BuildCache | None, report: BuildReport
+) -> LoadedContent:
+    """Read content/: the settings, the snippets, and the record files the cache has no
+    summary of that still holds (the others are not read)."""
+    loaded, problems = load_content(content_root, cache.reuse if cache else None, listing)
+    report.diagnostics += problems
+    report.records_read = len(loaded.pending)
+    return loaded
 
 
 Checked = tuple[Record | None, list[Diagnostic]]  # a record file validated, and its problems
@@ -315,18 +288,57 @@ def snippets_as_sent(snippets: SnippetFiles) -> SnippetFiles:
     return snippets
 
 
-def validate_all(loaded: LoadedContent, pool: WorkerPool) -> tuple[list[Record], list[Diagnostic]]:
-    """Read, parse and validate the record files not reused from the cache, in the workers."""
+def validate_records(
+    loaded: LoadedContent, options: BuildOptions, pool: WorkerPool, report: BuildReport
+) -> tuple[SiteConfig, Path | None, list[Record]]:
+    """The settings, the theme they name, and the record files read, parsed and validated (in
+    the workers), in file order."""
+    config, theme_dir = read_settings(loaded, options, report)
     records: list[Record] = []
-    diagnostics: list[Diagnostic] = []
     for record, problems in pool.map(
         validate_chunk, snippets_as_sent, loaded.snippets, loaded.pending
     ):
-        diagnostics += problems
+        report.diagnostics += problems
         if record is not None:
             records.append(record)
     records.sort(key=lambda record: record.file)
-    return records, diagnostics
+    report.diagnostics += loaded.problems + loaded.snippets.diagnostics
+    return config, theme_dir, records
+
+
+def link_site(
+    loaded: LoadedContent,
+    fresh: list[Record],
+    config: SiteConfig,
+    cache: BuildCache | None,
+    report: BuildReport,
+    check_registry: bool = True,
+) -> Site | None:
+    """Order the records, link related errors both ways and check the registry; the site, or
+    None when anything so far is an error (every diagnostic then has its source line)."""
+    store = RecordStore(fresh, partial(reused_record, cache, loaded) if cache else None)
+    records = [*loaded.reused, *map(summarize, fresh)]
+
+    def where(summary: RecordSummary, key: str) -> Position:
+        return store.get(summary).position(key)
+
+    # A record that failed to load is reported by its own errors; its id may be one that
+    # was published, so the registry is checked only when every file loaded.
+    loaded_whole = not report.failed()
+    ordered, links, problems = link_records(records, where, config.include_drafts)
+    report.diagnostics += problems
+    if loaded.manifest is not None and loaded_whole and check_registry:
+        report.diagnostics += check_published(
+            loaded.manifest,
+            display_path(loaded.manifest.path),
+            {r.id for r in ordered} | {a for r in ordered for a in r.aliases},
+            {r.id for r in records if r.draft},
+        )
+    report.diagnostics = with_source_lines(sorted_diagnostics(report.diagnostics), loaded.texts)
+    if report.failed():
+        return None
+    report.site = Site(config, tuple(ordered), links, loaded.drift, store)
+    return report.site
 
 
 def reused_record(cache: BuildCache, loaded: LoadedContent, record_file: str) -> Record:
@@ -344,21 +356,21 @@ def reused_record(cache: BuildCache, loaded: LoadedContent, record_file: str) ->
     return record
 
 
-def remember_records(cache: BuildCache, loaded: LoadedContent, fresh: list[Record]) -> None:
-    """Keep the newly validated records, with the stats of the files they came from."""
-    before = cache.records
-    kept = {summary.file for summary in loaded.reused}
-    cache.records = {k: v for k, v in before.items() if k in kept}
-    cache.known_versions = None
+def record_entries(
+    cache: BuildCache, loaded: LoadedContent, fresh: list[Record]
+) -> dict[str, RecordEntry]:
+    """Every record file's entry: the cache's for those not read again, new ones for the
+    records just validated (with the stats of the files they came from)."""
+    entries = {summary.file: cache.records[summary.file] for summary in loaded.reused}
     for record in fresh:
         name = record.source.snippet.file
-        cache.records[record.file] = RecordEntry(
+        entries[record.file] = RecordEntry(
             stat=loaded.record_stats[record.file],
             snippet_name=name,
             snippet_stat=loaded.snippets.stat(name) if name else None,
             summary=summarize(record),
         )
-        cache.fresh[record.file] = record
+    return entries
 
 
 def template_diagnostic(exc: TemplateError, theme_dir: Path) -> Diagnostic:
@@ -411,8 +423,7 @@ class Plan:
 
 def plan_outputs(
     site: Site,
-    theme_dir: Path,
-    env: Environment,
+    theme: Theme,
     options: BuildOptions,
     report: BuildReport,
     memo: Memo,
@@ -421,11 +432,11 @@ def plan_outputs(
     """Render the site-wide pages (those whose inputs changed) and list every path the whole
     site will have."""
     try:
-        pages = [memo.made(planned) for planned in page_files(site, env, version)]
-        site_files = pages + api_files() + asset_files(theme_dir)
-        site_files += redirect_files(site, env)
+        pages = [memo.made(planned) for planned in page_files(site, theme.env, version)]
+        site_files = pages + api_files() + asset_files(theme.folder)
+        site_files += redirect_files(site, theme.env)
     except TemplateError as exc:
-        report.diagnostics.append(template_diagnostic(exc, theme_dir))
+        report.diagnostics.append(template_diagnostic(exc, theme.folder))
         return None
     late = [urls.SEARCH_INDEX_JS, urls.ERRORS_NDJSON, urls.ERRORS_INDEX_JSON]
     late += [urls.NOT_FOUND_PAGE, ".nojekyll"]
@@ -472,26 +483,26 @@ def plan_outputs(
 
 def render_records(
     site: Site,
-    theme_dir: Path,
-    env: Environment,
+    theme: Theme,
     plan: Plan,
     staging: Staging,
-    cache: BuildCache,
+    units_before: dict[str, UnitEntry],
+    inputs: dict[str, str],
     pool: WorkerPool,
     options: BuildOptions,
     report: BuildReport,
 ) -> dict[str, UnitEntry]:
-    """Carry over unchanged record outputs, render the rest (in parallel), check their links."""
-    task = RenderTask(site.config, theme_dir, staging, plan.paths)
-    inputs = unit_inputs(site, cache.version, cache.digests)
-    to_render, units = kept_units(staging, plan.records, cache.units, inputs)
+    """Carry over the record outputs whose inputs are unchanged, render the rest (in
+    parallel), check their links."""
+    task = RenderTask(site.config, theme.folder, staging, plan.paths)
+    to_render, units = kept_units(staging, plan.records, units_before, inputs)
     report.pages_kept = len(units)
     total, progress = len(plan.records), options.progress
     if progress:
         progress(len(units), total)
     by_id = {record.id: record for record in to_render}
     try:
-        for result in render_units(pool, task, env, site, to_render):
+        for result in render_units(pool, task, theme.env, site, to_render):
             summary = by_id[result.record_id]
             units[result.record_id] = unit_entry(summary, inputs[summary.id], result, site)
             for path, _ in result.files:  # perhaps written by a worker: note it here
@@ -500,15 +511,14 @@ def render_records(
             if progress:
                 progress(len(units), total)
     except TemplateError as exc:
-        report.diagnostics.append(template_diagnostic(exc, theme_dir))
+        report.diagnostics.append(template_diagnostic(exc, theme.folder))
     report.pages_rendered = len(to_render)
     return units
 
 
 def stage_site_files(
     site: Site,
-    theme_dir: Path,
-    env: Environment,
+    theme: Theme,
     plan: Plan,
     staging: Staging,
     units: dict[str, UnitEntry],
@@ -533,12 +543,12 @@ def stage_site_files(
                 site, site.record(record)
             )
     try:
-        hosting = hosting_files(site, env)
+        hosting = hosting_files(site, theme.env)
         stage_checked([*plan.site_files, *hosting], plan, staging, report, written, memo)
         listings = [memo.made(planned) for planned in listing_files(site, units, other_words)]
         stage_checked(listings, plan, staging, report, written)
     except TemplateError as exc:
-        report.diagnostics.append(template_diagnostic(exc, theme_dir))
+        report.diagnostics.append(template_diagnostic(exc, theme.folder))
     written[urls.ERRORS_NDJSON] = stage_dump(site, staging, units, other_shards, old_layout, layout)
     return written
 
@@ -756,15 +766,15 @@ def build_into(
     listing: ContentFiles | None = None,
     checking: bool = False,
 ) -> BuildReport:
-    """The build once the output folder is held, stage by stage: list → (nothing changed?)
-    → load → validate → link → plan → render → link check → write → remember. `checking`:
-    the build of `errpages check`, which says nothing of what only a published site needs."""
+    """The build once the output folder is held, stage by stage. `checking`: the build of
+    `errpages check`, which says nothing of what only a published site needs."""
     report.diagnostics += preflight(content_root, out_dir, options.cache_dir)
     if report.failed():
         return report
     code = code_version()
-    cache_dir = options.cache_dir
-    cache_path = cache_file(cache_dir, out_dir, options.key()) if cache_dir else None
+    cache_path = (
+        cache_file(options.cache_dir, out_dir, options.key()) if options.cache_dir else None
+    )
     with collector_paused():  # from here on (the listing is tens of thousands of objects)
         with timed(report, "list"):
             if listing is None:
@@ -778,57 +788,72 @@ def build_into(
         folder = shown_records_folder(content_root)
         # Forked now, before the cache and the records are loaded (see `WorkerPool`).
         records_listed = len(listing.under("errors")[0])
-        with WorkerPool(options.jobs, records_listed, early=resident is None) as pool:
-            kept = resident and still_current(resident.cache, cache_path, code, folder)
-            cache = kept or load_cache(cache_path, code, folder)
-            if resident is not None:
-                resident.cache = cache if cache_path is not None else None
-            try:
-                if cache.saw(inputs, site_identity):
-                    report.unchanged = True
-                    report.diagnostics = list(cache.warnings)  # said again, not to be forgotten
-                    return report
-                # load → validate → link
-                site, theme_dir = load_site(
-                    content_root,
-                    options.base_url,
-                    report,
-                    options.include_drafts,
-                    cache,
-                    pool,
-                    listing,
-                )
-                if site is None or theme_dir is None:
-                    return report
-                theme_key = theme_folders_fingerprint(theme_dir)
-                cache.share(f"{code}\n{site.config!r}\n{theme_key}")
-                if resident is not None:
-                    env = resident.make_environment(theme_dir, theme_key)
-                else:
-                    env = make_environment(theme_dir)
-                if not site.config.base_url and not checking:
-                    report.diagnostics.append(no_base_url(content_root))
-                # plan → render → link check → write
-                written = write_site(
-                    site, theme_dir, env, out_dir, options, cache, site_identity, pool, report
-                )
-                if written is None:
-                    return report
-                # remember
-                if cache_path is not None:
-                    cache.warnings, cache.inputs = tuple(report.diagnostics), inputs
-                    cache.themes = tuple(map(str, themes))
-                    cache.site_identity = folder_identity(out_dir)
-                    if not kept:  # a cache kept in memory is saved when serve stops
-                        report.cache_problem = cache.save()
+        with (
+            WorkerPool(options.jobs, records_listed, early=resident is None) as pool,
+            opened_cache(resident, cache_path, code, folder) as (cache, kept_in_memory),
+        ):
+            if cache.saw(inputs, site_identity):
+                report.unchanged = True
+                report.diagnostics = list(cache.warnings)  # said again, not to be forgotten
                 return report
-            except BaseException:
-                if resident is not None:
-                    resident.cache = None  # a build that raised may have left it half made
-                raise
-            finally:
-                if resident is None or resident.cache is not cache:
-                    cache.close()
+            with timed(report, "load"):
+                loaded = load_records(content_root, listing, cache, report)
+            with timed(report, "validate"):
+                config, theme_dir, fresh = validate_records(loaded, options, pool, report)
+            with timed(report, "link"):
+                site = link_site(loaded, fresh, config, cache, report)
+            if site is None or theme_dir is None:
+                return report
+            if not site.config.base_url and not checking:
+                report.diagnostics.append(no_base_url(content_root))
+            theme_key = theme_folders_fingerprint(theme_dir)
+            if resident is not None:
+                theme = Theme(theme_dir, resident.make_environment(theme_dir, theme_key))
+            else:
+                theme = Theme(theme_dir, make_environment(theme_dir))
+            records = record_entries(cache, loaded, fresh)
+            shared_key = f"{code}\n{site.config!r}\n{theme_key}"
+            # plan → render → link check → write
+            before, versions = cache.written_with(shared_key), record_versions(records, folder)
+            written = write_site(
+                site, theme, out_dir, before, versions, cache.digests, pool, options, report
+            )
+            if written is None or cache_path is None:
+                return report
+            warnings = tuple(report.diagnostics)
+            cache.remember(
+                records, fresh, written, shared_key, inputs, tuple(map(str, themes)), warnings
+            )
+            if not kept_in_memory:  # a cache kept in memory is saved when serve stops
+                report.cache_problem = cache.save()
+            return report
+
+
+@contextmanager
+def opened_cache(
+    resident: Resident | None, path: Path | None, code: str, records_folder: str
+) -> Iterator[tuple[BuildCache, bool]]:
+    """The cache of this output, and whether it is the one serve kept in memory (when it is
+    still the one on disk: then kept for the next rebuild, and saved when serve stops)."""
+    kept = resident and still_current(resident.cache, path, code, records_folder)
+    cache = kept or load_cache(path, code, records_folder)
+    if resident is not None:
+        resident.cache = cache if path is not None else None
+    try:
+        yield cache, bool(kept)
+    except BaseException:
+        if resident is not None:
+            resident.cache = None  # a build that raised may have left it half made
+        raise
+    finally:
+        if resident is None or resident.cache is not cache:
+            cache.close()
+
+
+def record_versions(entries: dict[str, RecordEntry], records_folder: str) -> dict[str, Version]:
+    """What each record was read from: a record read from the same files is the same record."""
+    cut = len(records_folder)
+    return {name: (name[cut:], e.stat, e.snippet_stat) for name, e in entries.items()}
 
 
 def preflight(content_root: Path, out_dir: Path, cache_dir: Path | None) -> list[Diagnostic]:
@@ -842,39 +867,49 @@ def preflight(content_root: Path, out_dir: Path, cache_dir: Path | None) -> list
     return problems
 
 
+@dataclass(frozen=True)
+class Theme:
+    """The theme in use: its folder (its layers' static files) and its templates."""
+
+    folder: Path
+    env: Environment
+
+
 def write_site(
     site: Site,
-    theme_dir: Path,
-    env: Environment,
+    theme: Theme,
     out_dir: Path,
-    options: BuildOptions,
-    cache: BuildCache,
-    site_identity: tuple[int, int, int] | None,
+    before: Written,
+    versions: dict[str, Version],
+    digests: Digests,
     pool: WorkerPool,
+    options: BuildOptions,
     report: BuildReport,
-) -> dict[str, str] | None:
-    """Plan, render what changed, check links, swap the staged site in; what it holds (site
-    path → sha256), or None when it was not written. What was made is kept in `cache`."""
-    # What the cache says the output holds counts only for the very folder it saw.
-    previous = cache.outputs if cache.site_identity == site_identity else {}
-    memo = Memo(cache.pages, previous_page(out_dir, previous), cache.digests)
+) -> Written | None:
+    """Plan, render what changed since `before` (what the last build wrote that still holds),
+    check links, swap the staged site in; what was written, or None when nothing was."""
+    # What the last build wrote counts only for the very folder it wrote.
+    same_folder = before.site_identity == folder_identity(out_dir)
+    previous = before.outputs if same_folder else {}
+    memo = Memo(before.pages, previous_page(out_dir, previous), digests)
     with timed(report, "plan"):
-        plan = plan_outputs(site, theme_dir, env, options, report, memo, cache.version)
+        plan = plan_outputs(site, theme, options, report, memo, versions.__getitem__)
     if plan is None or report.failed(options.strict):
         return None
     # The dump's lines are where they were only while it is the very file written.
-    intact = previous and cache.dump_stat is not None and cache.dump_stat == dump_stat(out_dir)
-    old_layout = cache.dump_layout if intact else {}
+    intact = previous and before.dump_stat is not None and before.dump_stat == dump_stat(out_dir)
+    old_layout = before.dump_layout if intact else {}
     layout: Layout = {}
-    spare = cache.spare if previous else None
-    staging = Staging(out_dir, previous, spare, cache.live_folders if previous else None)
+    spare = before.spare if previous else None
+    staging = Staging(out_dir, previous, spare, before.live_folders if previous else None)
     try:
         with timed(report, "render"):
+            inputs = unit_inputs(site, versions.__getitem__, digests)
             units = render_records(
-                site, theme_dir, env, plan, staging, cache, pool, options, report
+                site, theme, plan, staging, before.units, inputs, pool, options, report
             )
             written = stage_site_files(
-                site, theme_dir, env, plan, staging, units, report, old_layout, layout, memo
+                site, theme, plan, staging, units, report, old_layout, layout, memo
             )
         with timed(report, "linkcheck"):
             cross = [
@@ -891,15 +926,22 @@ def write_site(
             written.update(unit.files)
         with timed(report, "write"):
             keep_spare = options.cache_dir is not None
-            cache.spare, cache.live_folders = staging.commit(written, keep_spare)
+            spare, live_folders = staging.commit(written, keep_spare)
     except BaseException:
         staging.discard()
         raise
     report.written = True
     report.files_total = len(written) + 1
-    cache.units, cache.pages, cache.outputs = units, memo.current, written
-    cache.dump_layout, cache.dump_stat = layout, dump_stat(out_dir)
-    return written
+    return Written(
+        outputs=written,
+        units=units,
+        pages=memo.current,
+        dump_layout=layout,
+        dump_stat=dump_stat(out_dir),
+        spare=spare,
+        live_folders=live_folders,
+        site_identity=folder_identity(out_dir),
+    )
 
 
 def previous_page(out_dir: Path, previous: dict[str, str]) -> Callable[[str], bytes | None]:

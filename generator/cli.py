@@ -332,7 +332,7 @@ def new_command(
     report = BuildReport()
     site = None
     if content.is_dir():  # drafts too: their errors have records as well
-        site = load_site(content, None, report, True, check_registry=False)[0]
+        site = load_site(content, None, report, True, check_registry=False)
         if site is None:
             click.echo(f"note: the content has {problem_counts(report)} (see `errpages check`)")
     records = site.records if site else ()
@@ -395,7 +395,7 @@ def lookup_command(
         text = sys.stdin.read()
     report = BuildReport()
     # Looking an error up needs the records, not a registry that a build would check.
-    site, _ = load_site(content, base_url, report, drafts, check_registry=False)
+    site = load_site(content, base_url, report, drafts, check_registry=False)
     if site is None:
         print_diagnostics(report)
         click.echo(f"Cannot look anything up: the content has {problem_counts(report)}.", err=True)
@@ -639,7 +639,7 @@ def ids_record_command(content: Path) -> None:
     if not content.is_dir():
         fail_on(content_folder_missing(content))
     report = BuildReport()
-    site, _ = load_site(content, None, report)
+    site = load_site(content, None, report)
     if site is None:
         print_diagnostics(report)
         click.echo(f"Nothing recorded: the content has {problem_counts(report)}.", err=True)

@@ -468,8 +468,8 @@ def test_a_crafted_cache_runs_no_code_and_is_simply_ignored(make_content, tmp_pa
     mark = tmp_path / "MARK"
     payload = pickle.dumps(RunsCode(f"touch {mark}"))
     database.with_suffix(".pickle").write_bytes(payload)  # where the head used to be
-    tagged = b'[{"data":"system","fields":{"command":"touch MARK"}}]\n'
-    database.with_suffix(".headdata").write_bytes(tagged)
+    crafted = b'[19,"0",{"code":{"__reduce__":"os.system"}},{},null]\n[{},{},{}]'
+    database.with_suffix(".headdata").write_bytes(crafted)
     import sqlite3
 
     with sqlite3.connect(database) as db:  # every full record too
@@ -540,7 +540,7 @@ def wrong_types(value: Any) -> Any:
     return value
 
 
-@pytest.mark.parametrize("part", ["nothing", "rows", "records", "unknown type", "head", "tables"])
+@pytest.mark.parametrize("part", ["nothing", "rows", "records", "unknown field", "head", "tables"])
 def test_a_cache_of_the_wrong_types_is_not_used(part: str, make_content, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """A cache folder holding valid JSON of the wrong types (as a pull request could add)
     gives no traceback from code trusting those types later: the build equals a clean one."""
@@ -562,12 +562,12 @@ def test_a_cache_of_the_wrong_types_is_not_used(part: str, make_content, tmp_pat
     assert first.returncode == 0, first.stderr
     database = next(cache.glob("build-*.sqlite"))
     head = database.with_suffix(".headdata")
-    if part in ("rows", "records", "unknown type"):
+    if part in ("rows", "records", "unknown field"):
         table, column = ("entries", "meta") if part == "rows" else ("records", "data")
         with sqlite3.connect(database) as db:
             for file, data in db.execute(f"SELECT file, {column} FROM {table}").fetchall():
-                if part == "unknown type":
-                    crafted = data.replace(b'"data":"Record"', b'"data":"Popen"')
+                if part == "unknown field":
+                    crafted = data.replace(b'"message":', b'"__class__":', 1)
                     assert crafted != data
                 else:
                     crafted = json.dumps(wrong_types(json.loads(data))).encode()

@@ -2,8 +2,8 @@
 
 It lives in one folder (`.errpages-cache/` by default, `--cache-dir` to move
 it): per output folder and set of options, a SQLite database (`.sqlite`), a
-head file (`.headdata`: JSON of known data types, and of its tables; see
-`plaindata`) and a small summary (`.head`). Nothing in it is marshal or pickle,
+head file (`.headdata`: JSON; see `plaindata`) and a small summary (`.head`).
+Nothing in it is marshal or pickle,
 and everything read back is checked against the types it is declared with
 (`plaindata.conform`): a cache folder a pull request added, or one damaged, is
 not used rather than trusted. `--no-cache` neither reads nor writes it.
@@ -24,7 +24,6 @@ build starts from scratch) rather than one that lies.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import secrets
@@ -43,7 +42,7 @@ from generator.memo.memo import Digests, Made
 from generator.outputs.hosting import DumpStat, Layout
 from generator.outputs.records import UnitEntry
 from generator.outputs.write import FolderTimes, Spare
-from generator.site.model import Record, RecordSummary, Version
+from generator.site.model import Record, RecordSummary
 
 
 class RecordEntry(NamedTuple):
@@ -55,34 +54,40 @@ class RecordEntry(NamedTuple):
     summary: RecordSummary
 
 
+@dataclass(frozen=True)
+class Written:
+    """What a build wrote, as the next build needs to know it."""
+
+    outputs: dict[str, str] = field(default_factory=dict)  # site path -> sha256
+    units: dict[str, UnitEntry] = field(default_factory=dict)  # by error id (in the rows)
+    pages: dict[str, Made] = field(default_factory=dict)  # site-wide files, their inputs
+    dump_layout: Layout = field(default_factory=dict)  # where each line is in errors.ndjson
+    dump_stat: DumpStat | None = None  # the dump's stats when the build left it
+    spare: Spare | None = None  # the previous site kept beside the output, and what it holds
+    live_folders: FolderTimes = field(default_factory=dict)  # the output's folders' mtimes
+    site_identity: tuple[int, int, int] | None = None  # (device, inode) of the output
+
+
 Row = tuple[RecordEntry, UnitEntry | None]  # a record file's row, without the full record
 
 
 @dataclass
 class BuildCache:
-    """What the last build read and wrote; `records` and `units` are kept a row per record."""
+    """What the last build read (`records`) and wrote (`written`), and what it was of; kept in
+    a head file and a row per record."""
 
     path: Path | None
     code: str = ""
     inputs: str = ""  # fingerprint of every input, for the no-op check
-    site_identity: tuple[int, int, int] | None = None  # (device, inode) of the output we wrote
     shared_key: str = ""  # what every page depends on: settings, theme files, code
-    pages: dict[str, Made] = field(default_factory=dict)  # site-wide files, their inputs
-    outputs: dict[str, str] = field(default_factory=dict)  # site path -> sha256
-    dump_layout: Layout = field(default_factory=dict)  # where each line is in errors.ndjson
-    dump_stat: DumpStat | None = None  # the dump's stats when the last build left it
-    spare: Spare | None = None  # the previous site kept beside the output, and what it holds
-    live_folders: FolderTimes = field(default_factory=dict)  # the output's folders' mtimes
     warnings: tuple[Diagnostic, ...] = ()  # what the last build reported, repeated on a no-op
     records_folder: str = ""  # how record files' names begin, as shown (`content/errors/`)
     themes: tuple[str, ...] = ()  # the theme folders whose files `inputs` fingerprints
-    # Not in the head:
+    written: Written = field(default_factory=Written)
     records: dict[str, RecordEntry] = field(default_factory=dict)  # by record file, as shown
-    units: dict[str, UnitEntry] = field(default_factory=dict)  # by error id
-    fresh: dict[str, Record] = field(default_factory=dict)  # validated by this build, to save
+    fresh: dict[str, Record] = field(default_factory=dict)  # validated since saved, to save
     rows: dict[str, Row] | None = None  # the rows as read or last saved (None: not known)
     rows_renamed: bool = False  # read as saved by a build run from another working folder
-    known_versions: dict[str, Version] | None = None  # made from `records` when first asked
     digests: Digests = field(default_factory=Digests, compare=False)  # in memory only
     db: sqlite3.Connection | None = field(default=None, compare=False)
     token: str = field(default="", compare=False)  # the head's, as read: which rows these are
@@ -101,27 +106,29 @@ class BuildCache:
 
     def saw(self, inputs: str, site_identity: tuple[int, int, int] | None) -> bool:
         """Whether the last build was of these very inputs, into this very output folder."""
-        return (self.inputs, self.site_identity) == (inputs, site_identity)
+        return (self.inputs, self.written.site_identity) == (inputs, site_identity)
 
-    def share(self, shared_key: str) -> None:
-        """Settle what every page shares (settings, theme files, code): when it changed, no
-        page made before holds."""
+    def written_with(self, shared_key: str) -> Written:
+        """What the last build wrote; without its records' units and site-wide pages unless
+        they were made with what every page shares now (settings, theme files, code)."""
         if self.shared_key != shared_key:
-            self.shared_key, self.units, self.pages = shared_key, {}, {}
+            return replace(self.written, units={}, pages={})
+        return self.written
 
-    def version(self, record_file: str) -> Version:
-        """What a record was read from: a record read from the same files is the same record."""
-        return self.versions()[record_file]
-
-    def versions(self) -> dict[str, Version]:
-        """Every record file's version, made once a build (pages ask for thousands of them)."""
-        if self.known_versions is None:
-            cut = len(self.records_folder)
-            self.known_versions = {
-                name: (name[cut:], entry.stat, entry.snippet_stat)
-                for name, entry in self.records.items()
-            }
-        return self.known_versions
+    def remember(
+        self,
+        records: dict[str, RecordEntry],
+        fresh: list[Record],
+        written: Written,
+        shared_key: str,
+        inputs: str,
+        themes: tuple[str, ...],
+        warnings: tuple[Diagnostic, ...],
+    ) -> None:
+        """Take what a build read and wrote, for the next build (saved by `save`)."""
+        self.records, self.written, self.shared_key = records, written, shared_key
+        self.fresh.update((record.file, record) for record in fresh)
+        self.inputs, self.themes, self.warnings = inputs, themes, warnings
 
     def read_record(self, record_file: str) -> Record | None:
         """A full record the build did not validate, from its row; None when the cache holds
@@ -161,19 +168,22 @@ class BuildCache:
         # The head goes into a file of its own (a SQLite blob of megabytes costs several times
         # as much to write), tied to the rows by a token that both carry.
         token = secrets.token_hex(8)
-        spare = None if self.spare is None else spare_difference(self.spare, self.outputs)
+        written = self.written
+        spare = None if written.spare is None else spare_difference(written.spare, written.outputs)
         # The head's tables (plain strings, numbers and tuples): JSON.
         tables = json.dumps(
-            (self.outputs, self.dump_layout, self.live_folders),
+            (written.outputs, written.dump_layout, written.live_folders),
             separators=(",", ":"),
         ).encode()
         kept = {name: getattr(self, name) for name in HEAD_FIELDS}
-        data = plaindata.dumps((CACHE_FORMAT, token, kept, spare)) + b"\n" + tables
+        kept_written = {name: getattr(written, name) for name in WRITTEN_HEAD_FIELDS}
+        data = plaindata.dumps((CACHE_FORMAT, token, kept, kept_written, spare))
+        data += b"\n" + tables
         rows = self.current_rows()
         earlier = self.rows if self.rows is not None else {}
         cut = len(self.records_folder)  # rows are saved under the record's name under errors/
         changed = [
-            (name[cut:], encode_row(row))
+            (name[cut:], plaindata.dumps(row))
             for name, row in rows.items()
             if self.rows_renamed or not same_row(earlier.get(name), row)
         ]
@@ -209,7 +219,7 @@ class BuildCache:
                 "format": CACHE_FORMAT,
                 "code": self.code,
                 "inputs": self.inputs,
-                "site": list(self.site_identity or ()),
+                "site": list(written.site_identity or ()),
                 "warnings": len(self.warnings),
                 "themes": list(self.themes),
             }
@@ -221,7 +231,8 @@ class BuildCache:
     def current_rows(self) -> dict[str, Row]:
         """Each record file's entry, with the unit of the record read from it, if rendered."""
         return {
-            name: (entry, self.units.get(entry.summary.id)) for name, entry in self.records.items()
+            name: (entry, self.written.units.get(entry.summary.id))
+            for name, entry in self.records.items()
         }
 
     def close(self) -> None:
@@ -269,15 +280,8 @@ def rename_row(row: Row, record_file: str) -> Row:
     return entry._replace(summary=entry.summary._replace(file=record_file)), unit
 
 
-def encode_row(row: Row) -> bytes:
-    """A row as JSON: its tuples as arrays, its drift note as an object."""
-    return json.dumps(
-        row, default=dataclasses.asdict, ensure_ascii=False, separators=(",", ":")
-    ).encode()
-
-
 def decode_row(data: bytes) -> Row:
-    row: Row = plaindata.conform(json.loads(data), Row)
+    row: Row = plaindata.loads(data, Row)
     return row
 
 
@@ -346,22 +350,10 @@ def load_cache(path: Path | None, code: str, records_folder: str) -> BuildCache:
     except (OSError, sqlite3.Error):
         return BuildCache(path, code, records_folder=records_folder)
     try:
-        read = read_head_and_rows(db, path, code, records_folder)
+        cache = read_head_and_rows(db, path, code, records_folder)
     except READ_ERRORS:
-        read = None
-    if read is None:
-        return BuildCache(path, code, records_folder=records_folder, db=db)
-    token, cache, spare, rows = read
-    if cache.records_folder != records_folder:
-        # Saved by a build run from another working folder: the summaries name the record
-        # files as it showed them. Named as this build shows them, and all saved again.
-        rows = {name: rename_row(row, name) for name, row in rows.items()}
-        cache.records_folder, cache.rows_renamed = records_folder, True
-    cache.path, cache.db, cache.rows, cache.token = path, db, rows, token
-    cache.spare = None if spare is None else spare_from_difference(spare, cache.outputs)
-    cache.records = {name: entry for name, (entry, _) in rows.items()}
-    cache.units = {entry.summary.id: unit for entry, unit in rows.values() if unit is not None}
-    return cache
+        cache = None
+    return cache or BuildCache(path, code, records_folder=records_folder, db=db)
 
 
 # What reading a cache that is damaged, of another version or being replaced can raise.
@@ -370,48 +362,72 @@ READ_ERRORS = (OSError, sqlite3.Error, EOFError, AttributeError, ValueError, Typ
 
 def read_head_and_rows(
     db: sqlite3.Connection, path: Path, code: str, records_folder: str
-) -> tuple[str, BuildCache, SpareRecord | None, dict[str, Row]] | None:
-    """The head (its token, the cache it holds, the spare's record) and every record's row;
-    None when they are of other code or do not belong together (a build was killed between
-    writing the rows and the head). Raises what READ_ERRORS names."""
-    version, token, cache, spare, tables = read_head(path)
+) -> BuildCache | None:
+    """The cache the head and every record's row hold; None when they are of other code or
+    do not belong together (a build was killed between writing the rows and the head).
+    Raises what READ_ERRORS names."""
+    version, token, kept, kept_written, spare, tables = read_head(path)
     row = db.execute("SELECT data FROM head WHERE id = 1").fetchone()
-    if version != CACHE_FORMAT or cache.code != code or row is None or row[0] != token:
+    if version != CACHE_FORMAT or kept.get("code") != code or row is None or row[0] != token:
         return None
-    cache.outputs, cache.dump_layout, cache.live_folders = plaindata.conform(
-        json.loads(tables), HeadTables
-    )
+    outputs, dump_layout, live_folders = plaindata.conform(json.loads(tables), HeadTables)
     rows = {
         records_folder + name: decode_row(meta)
         for name, meta in db.execute("SELECT file, meta FROM entries")
     }
-    return token, cache, spare, rows
+    # Saved by a build run from another working folder, the summaries name the record files
+    # as it showed them: named as this build shows them, and all saved again.
+    rows_renamed = kept.get("records_folder") != records_folder
+    if rows_renamed:
+        rows = {name: rename_row(row, name) for name, row in rows.items()}
+    written = Written(
+        outputs=outputs,
+        units={entry.summary.id: unit for entry, unit in rows.values() if unit is not None},
+        dump_layout=dump_layout,
+        spare=None if spare is None else spare_from_difference(spare, outputs),
+        live_folders=live_folders,
+        **kept_written,
+    )
+    return BuildCache(
+        path,
+        **(kept | {"records_folder": records_folder}),
+        written=written,
+        records={name: entry for name, (entry, _) in rows.items()},
+        rows=rows,
+        rows_renamed=rows_renamed,
+        db=db,
+        token=token,
+    )
 
 
 HeadTables = tuple[dict[str, str], Layout, FolderTimes]
-# What the head file keeps of a BuildCache (the rest is in the rows, or made by each build).
-HEAD_FIELDS = (
-    "code",
-    "inputs",
-    "site_identity",
-    "shared_key",
-    "pages",
-    "dump_stat",
-    "warnings",
-    "records_folder",
-)
+# What the head file keeps of a BuildCache and of what the build wrote (the rest is in its
+# tables and the rows, or made by each build).
+HEAD_FIELDS = ("code", "inputs", "shared_key", "warnings", "records_folder")
+WRITTEN_HEAD_FIELDS = ("site_identity", "pages", "dump_stat")
 
 
-def read_head(path: Path) -> tuple[int, str, BuildCache, SpareRecord | None, bytes]:
-    """The head file: its format, token, the cache it holds, the spare's record and its
-    tables (JSON, read when needed); ValueError when it is not one."""
+def read_head(
+    path: Path,
+) -> tuple[int, str, dict[str, Any], dict[str, Any], SpareRecord | None, bytes]:
+    """The head file: its format, token, the cache's fields and those of what the build wrote
+    (each checked against its type), the spare's record and its tables (JSON, read when
+    needed); ValueError when it is not one."""
     data = path.with_suffix(".headdata").read_bytes()
     head, _, tables = data.partition(b"\n")
-    version, token, kept, spare = plaindata.loads(
-        head, tuple[int, str, dict[str, Any], SpareRecord | None]
+    version, token, kept, kept_written, spare = plaindata.loads(
+        head, tuple[int, str, dict[str, Any], dict[str, Any], SpareRecord | None]
     )
-    if not set(kept) <= set(HEAD_FIELDS):
+    if not (set(kept) <= set(HEAD_FIELDS) and set(kept_written) <= set(WRITTEN_HEAD_FIELDS)):
         raise ValueError("not a cache head")
-    hints = get_type_hints(BuildCache)
-    kept = {name: plaindata.conform(value, hints[name]) for name, value in kept.items()}
-    return version, token, BuildCache(path, **kept), spare, tables
+    return (
+        version,
+        token,
+        {name: plaindata.conform(value, CACHE_HINTS[name]) for name, value in kept.items()},
+        {name: plaindata.conform(v, WRITTEN_HINTS[name]) for name, v in kept_written.items()},
+        spare,
+        tables,
+    )
+
+
+CACHE_HINTS, WRITTEN_HINTS = get_type_hints(BuildCache), get_type_hints(Written)

@@ -21,7 +21,7 @@ from generator import __version__
 from generator.content.listing import ContentFiles, list_content, shown_records_folder
 from generator.outputs.write import MARKER
 
-CACHE_FORMAT = 18
+CACHE_FORMAT = 19
 GENERATOR_DIR = Path(__file__).resolve().parent.parent
 
 

@@ -209,7 +209,7 @@ def test_browser_lookup_agrees_with_errpages_lookup(
     from generator.site.lookup import compile_matchers, lookup
     from tests.conftest import EXAMPLE_CONTENT
 
-    site, _ = load_site(EXAMPLE_CONTENT, None, BuildReport())
+    site = load_site(EXAMPLE_CONTENT, None, BuildReport())
     assert site is not None
     python = [
         {"id": m.record.id, "exact": m.exact, "values": m.values}
