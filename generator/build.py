@@ -908,7 +908,7 @@ def write_site(
             units = render_records(
                 site, theme, plan, staging, before.units, inputs, pool, options, report
             )
-            written = stage_site_files(
+            outputs = stage_site_files(
                 site, theme, plan, staging, units, report, old_layout, layout, memo
             )
         with timed(report, "linkcheck"):
@@ -923,17 +923,17 @@ def write_site(
             staging.discard()
             return None
         for unit in units.values():
-            written.update(unit.files)
+            outputs.update(unit.files)
         with timed(report, "write"):
             keep_spare = options.cache_dir is not None
-            spare, live_folders = staging.commit(written, keep_spare)
+            spare, live_folders = staging.commit(outputs, keep_spare)
     except BaseException:
         staging.discard()
         raise
     report.written = True
-    report.files_total = len(written) + 1
+    report.files_total = len(outputs) + 1
     return Written(
-        outputs=written,
+        outputs=outputs,
         units=units,
         pages=memo.current,
         dump_layout=layout,

@@ -99,6 +99,7 @@ def add_record(content: Path, index: int) -> None:
     if any(error_id(record) == new_id for record in record_files(content)):
         return
     text = source.read_text().replace(error_id(source), new_id, 1)
+    text = re.sub(r"^aliases: .*\n", "", text, flags=re.M)  # an alias names one error only
     source.with_name(f"added-{index}.yaml").write_text(text)
 
 

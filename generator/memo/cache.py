@@ -3,10 +3,10 @@
 It lives in one folder (`.errpages-cache/` by default, `--cache-dir` to move
 it): per output folder and set of options, a SQLite database (`.sqlite`), a
 head file (`.headdata`: JSON; see `plaindata`) and a small summary (`.head`).
-Nothing in it is marshal or pickle,
-and everything read back is checked against the types it is declared with
-(`plaindata.conform`): a cache folder a pull request added, or one damaged, is
-not used rather than trusted. `--no-cache` neither reads nor writes it.
+Nothing in it is marshal or pickle, and everything read back is checked
+against the types it is declared with (`plaindata.conform`): a cache folder a
+pull request added, or one damaged, is not used rather than trusted.
+`--no-cache` neither reads nor writes it.
 Anything that could change the output is part of a key: record and snippet
 files (by size, mtime and inode), site settings, every theme file, and
 errpages' own code, so a change to any of them shows up.
