@@ -97,8 +97,8 @@ def test_statuses_after_the_code_moved(tmp_path: Path, make_content) -> None:  #
     assert table.exit_code == 0
     assert table.stdout.splitlines()[0].split() == ["STATUS", "ID", "PINNED", "NOW", "DETAIL"]
     assert (
-        f"{IDS['b']} changed:\n  was: beta needs {{x!r}}\n  now: beta requires {{x!r}}"
-        in table.stdout
+        f"{IDS['b']} changed:\n  was: ValueError: beta needs {{x!r}}\n"
+        "  now: ValueError: beta requires {x!r}" in table.stdout
     )
     strict = run_cli("drift", "--content", str(content), "--repo-dir", str(repo.path), "--strict")
     assert strict.exit_code == 1
@@ -159,3 +159,178 @@ def test_corrupt_mismatch_and_saved_notes_on_pages(tmp_path: Path, make_content)
     assert (
         parse_html(out / "errors" / IDS["c"] / "index.html").select_one(".drift-note") is not None
     )
+
+
+# Shapes found on real repositories (pydantic, httpx): each history is built here.
+
+
+def scanned_project(tmp_path: Path, make_content, files: dict[str, str]) -> tuple[GitRepo, Path]:  # type: ignore[no-untyped-def]
+    """A repository with these files, and content with a draft record per raise (`scan`)."""
+    repo = GitRepo(tmp_path / "proj")
+    for name, text in files.items():
+        repo.write(name, text)
+    repo.commit("first")
+    content = make_content({})
+    result = run_cli("scan", str(repo.path), "--content", str(content), "--repo", "acme/proj")
+    assert result.exit_code == 0, result.output
+    return repo, content
+
+
+def rows_by_message(content: Path, repo: GitRepo, *extra: str) -> dict[str, dict]:  # type: ignore[type-arg]
+    report = drift_json(content, repo, *extra)
+    return {row["message"]: row for row in report["records"]}
+
+
+def record_of(content: Path, message: str) -> Path:
+    for path in (content / "errors").rglob("*.yaml"):
+        if yaml.safe_load(path.read_text())["message"] == message:
+            return path
+    raise AssertionError(f"no record of {message!r}")
+
+
+def test_a_changed_exception_class_is_changed_and_never_repinned(
+    tmp_path: Path, make_content
+) -> None:  # type: ignore[no-untyped-def]
+    shadow = "Field name {name!r} shadows an attribute in parent {base!r}"
+    body = '        raise {}(f"Field name {{name!r}} shadows an attribute in parent {{base!r}}")\n'
+    module = "def inspect(name, base, namespace):\n    if name in namespace:\n" + body
+    repo, content = scanned_project(
+        tmp_path, make_content, {"pkg/model.py": module.format("NameError")}
+    )
+    record = record_of(content, shadow)
+    repo.write("pkg/model.py", "import os\n\n" + module.format("PydanticUserError"))
+    head = repo.commit("a class of its own")
+    row = rows_by_message(content, repo)[shadow]
+    assert row["status"] == "changed"
+    assert row["now"] == f"pkg/model.py:5@{head[:10]}"
+    assert row["detail"] == "exception NameError → PydanticUserError"
+    assert (row["exception"], row["new_exception"]) == ("NameError", "PydanticUserError")
+    before = record.read_bytes()
+    assert drift_json(content, repo, "--update")["updated"] == []
+    assert record.read_bytes() == before
+
+
+def test_a_raise_moved_to_another_file_is_moved_there_or_changed_when_reworded(
+    tmp_path: Path, make_content
+) -> None:  # type: ignore[no-untyped-def]
+    annotation = "Field {name!r} requires a type annotation"
+    default = "Default value {default!r} is not valid for field {name!r}"
+    gone = "this check is gone for good"
+    annotations = (
+        "def annotated(name, kind):\n"
+        "    if kind is None:\n"
+        '        raise TypeError(f"Field {name!r} requires a type annotation")\n'
+    )
+    fields = (
+        "def check(name, default, kind):\n"
+        "    if default is None:\n"
+        '        raise ValueError(f"Default value {default!r} is not valid for field {name!r}")\n'
+        "    if kind == 3:\n"
+        '        raise RuntimeError("this check is gone for good")\n'
+    )
+    files = {"pkg/annotations.py": annotations, "pkg/fields.py": fields}
+    repo, content = scanned_project(tmp_path, make_content, files)
+    moved_record = record_of(content, annotation)
+    old_snippet = yaml.safe_load(moved_record.read_text())["source"]["snippet_file"]
+    shared_snippet = yaml.safe_load(record_of(content, gone).read_text())["source"]["snippet_file"]
+    assert (content / "snippets" / old_snippet).is_file()
+    repo.write("pkg/annotations.py", "ANNOTATIONS = {}\n")
+    repo.write(
+        "pkg/fields.py", "from pkg._internal._fields import collect\n\n__all__ = ['collect']\n"
+    )
+    repo.write(
+        "pkg/_internal/_fields.py",
+        "import sys\n\n\ndef collect(name, default, kind):\n    sys.audit('collect')\n"
+        "    if kind is None:\n"
+        '        raise TypeError(f"Field {name!r} requires a type annotation")\n'
+        "    if default is None:\n"
+        "        raise ValueError(\n"
+        '            f"Default value {default!r} is not a valid value for the field {name!r}"\n'
+        "        )\n",
+    )
+    head = repo.commit("moved into _internal")
+    rows = rows_by_message(content, repo)
+    assert rows[annotation]["status"] == "moved"
+    assert rows[annotation]["now"] == f"pkg/_internal/_fields.py:7@{head[:10]}"
+    assert rows[annotation]["detail"] == "moved to another file"
+    assert rows[default]["status"] == "changed"
+    assert rows[default]["now"] == f"pkg/_internal/_fields.py:9@{head[:10]}"
+    assert rows[default]["detail"] == "reworded, in another file"
+    assert rows[default]["new_message"] == (
+        "Default value {default!r} is not a valid value for the field {name!r}"
+    )
+    assert rows[gone]["status"] == "removed"
+
+    report = drift_json(content, repo, "--update")
+    assert report["updated"] == [rows[annotation]["id"]]
+    text = moved_record.read_text()
+    source = yaml.safe_load(text)["source"]
+    assert (source["path"], source["line"], source["commit"]) == (
+        "pkg/_internal/_fields.py",
+        7,
+        head,
+    )
+    assert text.splitlines()[0] == (
+        f"# Scaffolded by `errpages scan` from pkg/_internal/_fields.py:7 at {head[:12]}."
+    )
+    assert not (content / "snippets" / old_snippet).exists()  # no record uses it any more
+    assert (content / "snippets" / shared_snippet).is_file()  # two records still do
+    assert (content / "snippets" / source["snippet_file"]).is_file()
+    assert len(list((content / "snippets").rglob("*.py"))) == 2
+    again = rows_by_message(content, repo)
+    assert [again[m]["status"] for m in (annotation, default, gone)] == [
+        "same",
+        "changed",
+        "removed",
+    ]
+    check = run_cli("check", "--content", str(content), "--drafts")
+    assert check.exit_code == 0, check.output
+
+
+def test_two_records_never_claim_one_raise(tmp_path: Path, make_content) -> None:  # type: ignore[no-untyped-def]
+    ipv4, ipv6 = "Invalid IPv4 address: {host!r}", "Invalid IPv6 address: {host!r}"
+    module = (
+        "def parse(host, kind):\n"
+        "    if kind == 4:\n"
+        '        raise InvalidURL(f"Invalid IPv4 address: {host!r}")\n'
+        "    if kind == 6:\n"
+        '        raise InvalidURL(f"Invalid IPv6 address: {host!r}")\n'
+    )
+    repo, content = scanned_project(tmp_path, make_content, {"pkg/urls.py": module})
+    repo.write(
+        "pkg/urls.py",
+        "def parse(host, kind):\n"
+        "    if kind == 4:\n"
+        '        raise InvalidURL(f"Invalid IPv4 host address: {host!r}")\n'
+        "    host = host.strip()\n"
+        "    if kind == 6:\n"
+        '        raise InvalidURL(f"Invalid IPv6 address: {host!r}")\n',
+    )
+    head = repo.commit("reworded")
+    rows = rows_by_message(content, repo)
+    assert rows[ipv6]["status"] == "moved"
+    assert rows[ipv6]["now"] == f"pkg/urls.py:6@{head[:10]}"
+    # The IPv6 raise reads more like the old IPv4 message than the reworded one does, but
+    # it is the IPv6 record's: the IPv4 record is matched to its own successor.
+    assert rows[ipv4]["status"] == "changed"
+    assert rows[ipv4]["now"] == f"pkg/urls.py:3@{head[:10]}"
+    assert rows[ipv4]["new_message"] == "Invalid IPv4 host address: {host!r}"
+
+
+def test_a_message_built_in_a_variable_is_followed(tmp_path: Path, make_content) -> None:  # type: ignore[no-untyped-def]
+    message = "Invalid URL {url!r}: no scheme given"
+    module = (
+        "def parse(url):\n"
+        "    if not url.scheme:\n"
+        '        msg = f"Invalid URL {url!r}: no scheme given"\n'
+        "        raise InvalidURL(msg)\n"
+        "    return url\n"
+    )
+    repo, content = scanned_project(tmp_path, make_content, {"pkg/urls.py": module})
+    source = yaml.safe_load(record_of(content, message).read_text())["source"]
+    assert (source["path"], source["line"]) == ("pkg/urls.py", 4)
+    repo.write("pkg/urls.py", '"""URLs."""\n\n' + module)
+    head = repo.commit("a docstring")
+    row = rows_by_message(content, repo)[message]
+    assert row["status"] == "moved"
+    assert row["now"] == f"pkg/urls.py:6@{head[:10]}"

@@ -128,3 +128,36 @@ def test_scan_reports_usage_and_repository_errors(tmp_path: Path, make_content) 
     assert "unknown commit 'nope'" in unknown.stderr
     bad_repo = run_cli("scan", str(repo.path), "--content", str(content), "--repo", "nope")
     assert bad_repo.exit_code == 2
+
+
+def test_only_exception_classes_raise_and_messages_are_followed_into_variables() -> None:
+    source = (
+        "import pytest\n"
+        "def f(value, e, message, error, exc):\n"
+        '    msg = f"bad value {value!r} here"\n'
+        "    raise ValueError(msg)\n"
+        "    raise ValidationError.from_exception_data('Foobar', [])\n"
+        "    raise pytest.skip('not on this platform')\n"
+        "    raise error('boom now')\n"
+        "    raise ValueError(f'{e.args[0]}\\n{message}')\n"
+        "    raise errors.ConfigError(code='x', message='the config is wrong')\n"
+        "    raise exc\n"
+        "def g(flag):\n"
+        "    msg = 'one'\n"
+        "    if flag:\n"
+        "        msg = 'two'\n"
+        "    raise ValueError(msg)\n"
+    )
+    sites, skipped = scan_source(source)
+    assert [(s.line, s.exception, s.template) for s in sites] == [
+        (4, "ValueError", "bad value {value!r} here"),
+        (5, "ValidationError", "Foobar"),
+        (9, "ConfigError", "the config is wrong"),
+    ]
+    assert [(s.line, s.reason) for s in skipped] == [
+        (6, "not an exception class (a CapWords name)"),
+        (7, "not an exception class (a CapWords name)"),
+        (8, "message has no literal text"),
+        (10, "exc raised without a message"),
+        (15, "message is not built from string literals"),  # `msg` is bound twice
+    ]

@@ -3,9 +3,14 @@
 For each record of a repository:
 - `corrupt`: the stored snippet is not the file at the pinned commit;
 - `mismatch`: the pinned line does not raise the record's message;
-- at REV: `same`, `moved` (new path or line, renames followed), `changed`
-  (the raise is there but its message differs) or `removed`;
+- at REV: `same`, `moved` (another line, a renamed file, or another file of the commit),
+  `changed` (its exception class or its message is not what the record says) or `removed`
+  (nothing in the commit raises it, or anything like it);
 - `unknown-commit`: the pinned commit is not in this repository.
+
+Records are matched to the raises at REV one to one, best match first, so two records
+never claim one raise. Every file is read through one `git cat-file` process and parsed
+once per distinct content.
 """
 
 from __future__ import annotations
@@ -14,35 +19,46 @@ import dataclasses
 import datetime
 import difflib
 import json
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from generator.content.files import FileChanged, atomic_write_text
 from generator.content.loader import DRIFT_FILE, load_content
-from generator.content.schema import validate_records
+from generator.content.schema import is_repo_path, validate_records
 from generator.diagnostics import printable
-from generator.git.pin import apply_pin
+from generator.git.pin import apply_pin, remove_unused_snippets
 from generator.git.pinning import (
     Pin,
     PinError,
     decode_source,
-    matching_sites,
+    same_exception,
     snippet_span,
     source_lines,
 )
 from generator.git.pyraises import RaiseSite, canonical, scan_source
 from generator.git.repo import (
     GitError,
+    ObjectReader,
     Repository,
+    list_files,
     open_repository,
-    read_file,
-    renamed_path,
+    renamed_paths,
     resolve_commit,
 )
 from generator.site.model import Record
 
+# How alike two messages must be for a raise to count as the record's, reworded: the share
+# of their words (and placeholders, and punctuation) that they have in common, in order
+# (difflib's ratio over the words); in the record's own file, and in another file of the
+# commit, where many more raises could look alike by chance.
 CHANGED_SIMILARITY = 0.6
+CHANGED_SIMILARITY_ELSEWHERE = 0.75
+PYTHON_SUFFIXES = (".py", ".pyi")
+TOKEN_RE = re.compile(r"\{\}|\w+|[^\w\s]")
+WORD_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
+PROBE_WORDS = 6
 
 
 @dataclass(frozen=True)
@@ -56,110 +72,261 @@ class DriftRow:
     detail: str = ""
     message: str = ""
     new_message: str = ""
+    exception: str = ""
+    new_exception: str = ""
 
 
 @dataclass(frozen=True)
-class Located:
-    path: str
-    site: RaiseSite
+class ParsedFile:
+    """A Python file's lines and its raises with a message (none when it does not parse)."""
+
     lines: list[str]
+    sites: tuple[RaiseSite, ...]
+    templates: tuple[str, ...]  # each site's canonical template
+    words: tuple[tuple[str, ...], ...]  # each template's words, for `similarity`
 
 
-def file_lines(repository: Repository, commit: str, path: str) -> tuple[str, list[str]]:
-    source = decode_source(read_file(repository, commit, path), path)
-    return source, source_lines(source)
+class Code:
+    """The repository's files as drift reads them: each read once (through one `git
+    cat-file`), each distinct content parsed once, every answer kept for the run."""
+
+    def __init__(self, repository: Repository, objects: ObjectReader) -> None:
+        self.repository, self.objects = repository, objects
+        self.parsed: dict[str, ParsedFile] = {}  # by blob hash
+        self.blobs: dict[tuple[str, str], str | Exception] = {}  # (commit, path) -> blob hash
+        self.texts: dict[str, str] = {}  # by blob hash
+        self.renames: dict[tuple[str, str], dict[str, str]] = {}
+        self.listed: dict[str, list[str]] = {}
+
+    def file(self, commit: str, path: str) -> ParsedFile:
+        """The file at commit, parsed; GitError or PinError when it cannot be read."""
+        sha = self.blob(commit, path)
+        parsed = self.parsed.get(sha)
+        if parsed is None:
+            lines = source_lines(self.texts[sha])
+            sites = tuple(python_sites(self.texts[sha], path))
+            templates = tuple(canonical(site.template) for site in sites)
+            words = tuple(tuple(TOKEN_RE.findall(t)) for t in templates)
+            parsed = self.parsed[sha] = ParsedFile(lines, sites, templates, words)
+        return parsed
+
+    def blob(self, commit: str, path: str) -> str:
+        key = (commit, path)
+        if key not in self.blobs:
+            try:
+                sha, data = self.objects.blob(commit, path)
+                if sha not in self.texts:
+                    self.texts[sha] = decode_source(data, path)
+                self.blobs[key] = sha
+            except (GitError, PinError) as exc:
+                self.blobs[key] = exc
+        found = self.blobs[key]
+        if isinstance(found, Exception):
+            raise found
+        return found
+
+    def exists(self, commit: str, path: str) -> bool:
+        try:
+            self.blob(commit, path)
+        except (GitError, PinError):
+            return False
+        return True
+
+    def text(self, commit: str, path: str) -> str | None:
+        try:
+            return self.texts[self.blob(commit, path)]
+        except (GitError, PinError):
+            return None
+
+    def renamed(self, old: str, new: str, path: str) -> str | None:
+        """Where git's rename detection says path went between two commits."""
+        if (old, new) not in self.renames:
+            self.renames[old, new] = renamed_paths(self.repository, old, new)
+        return self.renames[old, new].get(path)
+
+    def python_files(self, commit: str) -> list[str]:
+        if commit not in self.listed:
+            self.listed[commit] = [
+                path
+                for path in list_files(self.repository, commit)
+                if path.endswith(PYTHON_SUFFIXES) and is_repo_path(path)
+            ]
+        return self.listed[commit]
 
 
-def sites_in(source: str, path: str) -> list[RaiseSite]:
-    if not path.endswith((".py", ".pyi")):
+def python_sites(source: str, path: str) -> list[RaiseSite]:
+    if not path.endswith(PYTHON_SUFFIXES) or ("raise" not in source and "assert" not in source):
         return []
     try:
         return scan_source(source)[0]
-    except SyntaxError:
+    except (SyntaxError, ValueError, RecursionError):
         return []
 
 
-def check_pinned(repository: Repository, record: Record, commit: str) -> str:
+def check_pinned(code: Code, record: Record, commit: str) -> str:
     """'' when the snippet is the file at the pinned commit and raises there, else a status."""
     source_path = record.source.path
     try:
-        source, lines = file_lines(repository, commit, source_path)
+        pinned = code.file(commit, source_path)
     except (GitError, PinError) as exc:
         return f"corrupt: {exc}"
     snippet = record.source.snippet
-    if lines[snippet.start_line - 1 : snippet.end_line] != snippet.lines:
+    if pinned.lines[snippet.start_line - 1 : snippet.end_line] != snippet.lines:
         return "corrupt: the stored snippet differs from the file at the pinned commit"
-    if source_path.endswith((".py", ".pyi")):
-        here = [
-            site
-            for site in matching_sites(
-                sites_in(source, source_path), record.exception, record.message
-            )
-            if site.line <= record.source.line <= site.end_line
-        ]
-        if not here:
+    if source_path.endswith(PYTHON_SUFFIXES):
+        wanted = canonical(record.message)
+        if not any(
+            template == wanted and site.line <= record.source.line <= site.end_line
+            for site, template in zip(pinned.sites, pinned.templates, strict=True)
+        ):
             return "mismatch: the pinned line does not raise this message"
     return ""
 
 
-def locate_now(
-    repository: Repository, record: Record, pinned: str, target: str
-) -> tuple[str, Located | None, RaiseSite | None]:
-    """Find the raise at the target commit: (path now, exact match, changed candidate)."""
-    path = record.source.path
-    try:
-        source, lines = file_lines(repository, target, path)
-    except (GitError, PinError):
-        moved_to = renamed_path(repository, pinned, target, path)
-        if moved_to is None:
-            return path, None, None
-        path = moved_to
-        source, lines = file_lines(repository, target, path)
-    sites = sites_in(source, path)
-    found = matching_sites(sites, record.exception, record.message)
-    if found:
-        best = min(found, key=lambda s: abs(s.line - record.source.line))
-        return path, Located(path, best, lines), None
-    wanted = canonical(record.message)
-    similar = [
-        (difflib.SequenceMatcher(None, wanted, canonical(s.template)).ratio(), s) for s in sites
-    ]
-    similar = [(r, s) for r, s in similar if r >= CHANGED_SIMILARITY]
-    if not similar:
-        return path, None, None
-    changed = max(similar, key=lambda item: (item[0], -abs(item[1].line - record.source.line)))
-    return path, None, changed[1]
+@dataclass(frozen=True)
+class Candidate:
+    """A raise at REV that may be a record's, and how good a match it is (lower is better)."""
+
+    record: int  # index of the record
+    path: str
+    site: RaiseSite
+    rank: tuple[int, int, float, int, str, int]
 
 
-def drift_record(
-    repository: Repository, record: Record, target: str
-) -> tuple[DriftRow, Located | None]:
+@dataclass(frozen=True)
+class Wanted:
+    """A record that raises at its pinned commit, looked for at REV."""
+
+    record: Record
+    path: str | None  # its file at REV (followed through a rename), if it is there
+    message: str  # canonical template
+    words: tuple[str, ...]
+
+
+def candidates(
+    code: Code, target: str, index: int, wanted: Wanted, paths: Iterable[str], exact: bool
+) -> list[Candidate]:
+    """The raises in these files that could be the record's: the same message (exact), or
+    (not exact) one alike enough."""
+    record, found = wanted.record, []
+    for path in paths:
+        place = 0 if path == wanted.path else 1
+        floor = CHANGED_SIMILARITY if place == 0 else CHANGED_SIMILARITY_ELSEWHERE
+        parsed = code.file(target, path)
+        for site, template, words in zip(parsed.sites, parsed.templates, parsed.words, strict=True):
+            if (template == wanted.message) != exact:
+                continue
+            if exact:
+                tier, ratio = (0 if same_exception(record.exception, site.exception) else 1), 1.0
+            else:
+                tier, ratio = 2, similarity(wanted.words, words, floor)
+                if ratio < floor:
+                    continue
+            distance = abs(site.line - record.source.line) if place == 0 else 0
+            rank = (tier, place, -ratio, distance, path, site.line)
+            found.append(Candidate(index, path, site, rank))
+    return found
+
+
+def similarity(a: tuple[str, ...], b: tuple[str, ...], floor: float) -> float:
+    """difflib's ratio of two messages' words; 0 when its quick upper bounds are below `floor`."""
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    if matcher.real_quick_ratio() < floor or matcher.quick_ratio() < floor:
+        return 0.0
+    return matcher.ratio()
+
+
+def other_files(code: Code, target: str, wanted: Wanted, exact: bool) -> list[str]:
+    """The other Python files at REV that could hold the record's raise: with every one of
+    its message's longest words (exact), or half of them (a raise reworded keeps most); none
+    for a message without words of four letters or more."""
+    words = sorted(set(WORD_RE.findall(wanted.message)), key=lambda w: (-len(w), w))
+    words = words[:PROBE_WORDS]
+    if not words:
+        return []
+    enough = len(words) if exact else (len(words) + 1) // 2
+    found = []
+    for path in code.python_files(target):
+        if path == wanted.path:
+            continue
+        text = code.text(target, path)
+        if text is not None and sum(word in text for word in words) >= enough:
+            found.append(path)
+    return found
+
+
+def assign(
+    pairs: list[Candidate], chosen: dict[int, Candidate], taken: set[tuple[str, int]]
+) -> None:
+    """One raise to one record, best match first."""
+    for pair in sorted(pairs, key=lambda pair: pair.rank):
+        spot = (pair.path, pair.site.line)
+        if pair.record not in chosen and spot not in taken:
+            chosen[pair.record] = pair
+            taken.add(spot)
+
+
+def match_raises(code: Code, target: str, wanted: list[Wanted]) -> dict[int, Candidate]:
+    """Each record's raise at REV, one to one, the best matches taken first: the very message
+    in the record's own file; for the records left, the very message in another file; for
+    those still left, a message alike enough, in its file first."""
+    chosen: dict[int, Candidate] = {}
+    taken: set[tuple[str, int]] = set()
+    own = [[w.path] if w.path is not None else [] for w in wanted]
+
+    def look(where: Callable[[int, Wanted, bool], list[str]], exact: bool) -> None:
+        left = [(i, w) for i, w in enumerate(wanted) if i not in chosen]
+        pairs = [
+            p for i, w in left for p in candidates(code, target, i, w, where(i, w, exact), exact)
+        ]
+        assign(pairs, chosen, taken)
+
+    look(lambda i, _w, _exact: own[i], True)
+    look(lambda _i, w, exact: other_files(code, target, w, exact), True)
+    look(lambda i, w, exact: own[i] + other_files(code, target, w, exact), False)
+    return chosen
+
+
+def pinned_row(record: Record) -> DriftRow:
     source = record.source
     pinned = f"{source.path}:{source.line}@{source.short_commit}"
-    row = DriftRow(record.id, record.file, "", pinned, source.commit, message=record.message)
-    try:
-        commit = resolve_commit(repository, source.commit)
-    except GitError:
-        return replace_row(row, "unknown-commit", detail="the pinned commit is not here"), None
-    problem = check_pinned(repository, record, commit)
-    if problem:
-        status, detail = problem.split(": ", 1)
-        return replace_row(row, status, detail=detail), None
-    path, located, changed = locate_now(repository, record, commit, target)
-    if located is not None:
-        now = f"{located.path}:{located.site.line}@{target[:10]}"
-        same = located.path == source.path and located.site.line == source.line
-        detail = "" if same else ("renamed" if located.path != source.path else "line moved")
-        return replace_row(row, "same" if same else "moved", now=now, detail=detail), located
-    if changed is not None:
-        return replace_row(
-            row,
-            "changed",
-            now=f"{path}:{changed.line}@{target[:10]}",
-            detail="the raise is there with another message",
-            new_message=changed.template,
-        ), None
-    return replace_row(row, "removed", detail=f"no raise of this message in {path}"), None
+    return DriftRow(
+        record.id,
+        record.file,
+        "",
+        pinned,
+        source.commit,
+        message=record.message,
+        exception=record.exception,
+    )
+
+
+def matched_row(row: DriftRow, record: Record, match: Candidate | None, target: str) -> DriftRow:
+    """The row for a record found (or not) at REV."""
+    if match is None:
+        return replace_row(row, "removed", detail="nothing in the commit raises this message")
+    site, path = match.site, match.path
+    now = f"{path}:{site.line}@{target[:10]}"
+    tier, place = match.rank[0], match.rank[1]
+    elsewhere = place == 1 and path != record.source.path
+    if tier == 0:
+        if path == record.source.path and site.line == record.source.line:
+            return replace_row(row, "same", now=now)
+        same_file = path == record.source.path
+        detail = "line moved" if same_file else "moved to another file" if elsewhere else "renamed"
+        return replace_row(row, "moved", now=now, detail=detail)
+    new_exception = "" if same_exception(record.exception, site.exception) else site.exception
+    changes = ["reworded"] if tier == 2 else []
+    changes += [f"exception {record.exception} → {new_exception}"] if new_exception else []
+    changes += ["in another file"] if elsewhere else []
+    return replace_row(
+        row,
+        "changed",
+        now=now,
+        detail=", ".join(changes),
+        new_message=site.template if tier == 2 else "",
+        new_exception=new_exception,
+    )
 
 
 def replace_row(row: DriftRow, status: str, **changes: str) -> DriftRow:
@@ -172,6 +339,7 @@ class DriftReport:
     rows: list[DriftRow]
     updated: list[str]
     problems: list[str]
+    removed_snippets: list[str] = dataclasses.field(default_factory=list)
 
 
 def run_drift(
@@ -189,33 +357,76 @@ def run_drift(
     records, diagnostics = validate_records(loaded.records, loaded.snippets)
     diagnostics += loaded.problems
     problems = [d.format().splitlines()[0] for d in diagnostics if d.level.value == "error"]
-    rows: list[DriftRow] = []
-    updated: list[str] = []
-    ordered = sorted(records, key=lambda r: r.id)
-    for done, record in enumerate(ordered, start=1):
-        if progress:
-            progress(done, len(ordered))
-        if repo is not None and record.repo != repo:
-            continue
-        row, located = drift_record(repository, record, target)
-        if repo is None and row.status == "unknown-commit":
-            continue  # another repository's record
-        rows.append(row)
-        if update and located is not None and row.status in ("same", "moved"):
-            start, end = snippet_span(located.lines, located.site, None)
-            text = "\n".join(located.lines[start - 1 : end])
-            pin = Pin(record.repo, located.path, target, located.site.line, start, text)
-            if pin.commit != record.source.commit or row.status == "moved":
-                try:
-                    apply_pin(content_root, Path(record.file), pin, force=True)
-                except FileChanged:
-                    problems.append(
-                        f"{record.file}: changed while drift ran, so it was not re-pinned "
-                        "(run `errpages drift --update` again)"
+    ordered = [r for r in sorted(records, key=lambda r: r.id) if repo is None or r.repo == repo]
+    rows: dict[str, DriftRow] = {}
+    wanted: list[Wanted] = []
+    with ObjectReader(repository) as objects:
+        code = Code(repository, objects)
+        for done, record in enumerate(ordered, start=1):
+            if progress:
+                progress(done, len(ordered))
+            row = pinned_row(record)
+            commit = objects.commit(record.source.commit)
+            if commit is None:
+                if repo is not None:  # else another repository's record
+                    rows[record.id] = replace_row(
+                        row, "unknown-commit", detail="the pinned commit is not here"
                     )
-                    continue
-                updated.append(record.id)
-    return DriftReport(target, rows, updated, problems)
+                continue
+            problem = check_pinned(code, record, commit)
+            if problem:
+                status, detail = problem.split(": ", 1)
+                rows[record.id] = replace_row(row, status, detail=detail)
+                continue
+            path: str | None = record.source.path
+            if not code.exists(target, record.source.path):
+                path = code.renamed(commit, target, record.source.path)
+            message = canonical(record.message)
+            wanted.append(Wanted(record, path, message, tuple(TOKEN_RE.findall(message))))
+        matches = match_raises(code, target, wanted)
+        for index, item in enumerate(wanted):
+            row = matched_row(pinned_row(item.record), item.record, matches.get(index), target)
+            rows[item.record.id] = row
+        report = DriftReport(target, [rows[r.id] for r in ordered if r.id in rows], [], problems)
+        if update:
+            repin(content_root, code, target, wanted, matches, rows, report)
+    return report
+
+
+def repin(
+    content_root: Path,
+    code: Code,
+    target: str,
+    wanted: list[Wanted],
+    matches: dict[int, Candidate],
+    rows: dict[str, DriftRow],
+    report: DriftReport,
+) -> None:
+    """Pin `same` and `moved` records to REV (never `changed` ones), then delete the snippet
+    files only they used."""
+    replaced = []
+    for index, item in enumerate(wanted):
+        record, match = item.record, matches.get(index)
+        if match is None or rows[record.id].status not in ("same", "moved"):
+            continue
+        lines = code.file(target, match.path).lines
+        start, end = snippet_span(lines, match.site, None)
+        text = "\n".join(lines[start - 1 : end])
+        pin = Pin(record.repo, match.path, target, match.site.line, start, text)
+        if pin.commit == record.source.commit and rows[record.id].status == "same":
+            continue
+        try:
+            apply_pin(content_root, Path(record.file), pin, force=True)
+        except FileChanged:
+            report.problems.append(
+                f"{record.file}: changed while drift ran, so it was not re-pinned "
+                "(run `errpages drift --update` again)"
+            )
+            continue
+        report.updated.append(record.id)
+        if record.source.snippet.file and record.source.snippet.file != pin.file_name():
+            replaced.append(record.source.snippet.file)
+    report.removed_snippets = remove_unused_snippets(content_root, replaced)
 
 
 def save_drift(content_root: Path, report: DriftReport) -> Path:
@@ -252,6 +463,9 @@ def drift_table(report: DriftReport) -> str:
     ]
     for row in report.rows:
         if row.status == "changed":
-            was, now = printable(row.message), printable(row.new_message)
+            was = printable(f"{row.exception}: {row.message}")
+            now = printable(
+                f"{row.new_exception or row.exception}: {row.new_message or row.message}"
+            )
             lines.append(f"\n{row.id} changed:\n  was: {was}\n  now: {now}")
     return "\n".join(lines)

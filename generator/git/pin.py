@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -9,7 +10,7 @@ from pathlib import Path
 from generator.content.files import atomic_write_text, refuse_link
 from generator.content.loader import LoadedContent, load_content
 from generator.content.recordfile import update_source
-from generator.content.schema import FieldReader, parse_snippet_file
+from generator.content.schema import FieldReader, normalise_snippet_name, parse_snippet_file
 from generator.content.yamldoc import YamlDocument
 from generator.git.pinning import Pin, PinError, cut_pin, decode_source
 from generator.git.repo import GitError, open_repository, read_file, resolve_commit
@@ -79,15 +80,53 @@ def write_snippet(content_root: Path, pin: Pin, force: bool) -> Path:
     return target
 
 
+# The first line of a record `errpages scan` made, which says where the raise was.
+SCAFFOLDED_RE = re.compile(
+    r"^(# Scaffolded by `errpages scan` from )\S+:\d+ at [0-9a-f]+\.$", re.MULTILINE
+)
+# A snippet file `pin`, `scan` or `drift` wrote: named after its path, lines and commit.
+PINNED_NAME_RE = re.compile(r".+\.L\d+-\d+@[0-9a-f]{7,40}(\.[A-Za-z0-9]+)?")
+
+
 def apply_pin(content_root: Path, record_file: Path, pin: Pin, force: bool) -> PinResult:
-    """Write the snippet file and point the record at it, keeping the record's layout."""
+    """Write the snippet file and point the record at it, keeping the record's layout (and
+    its scaffolding comment true)."""
     refuse_link(record_file)
     before = record_file.read_text(encoding="utf-8")
     snippet_path = write_snippet(content_root, pin, force)
     after = update_source(before, pin.file_name(), pin.path, pin.line, pin.commit)
+    where = f"{pin.path}:{pin.line} at {pin.commit[:12]}."
+    after = SCAFFOLDED_RE.sub(lambda found: found[1] + where, after, count=1)
     if after != before:  # unless the record was saved meanwhile: then FileChanged
         atomic_write_text(record_file, after, expected=before)
     return PinResult(record_file, snippet_path, pin, after != before)
+
+
+def remove_unused_snippets(content_root: Path, names: list[str]) -> list[str]:
+    """Delete these snippet files when no record uses them any more and errpages wrote them
+    (named and headed as a pin is); the names deleted."""
+    if not names:
+        return []
+    loaded, _ = load_content(content_root)
+    used = set()
+    for document in loaded.records:
+        source = document.data.get("source") if isinstance(document.data, dict) else None
+        name = source.get("snippet_file") if isinstance(source, dict) else None
+        if isinstance(name, str):
+            used.add(normalise_snippet_name(name))
+    removed = []
+    for name in sorted(set(names) - used):
+        path = content_root / "snippets" / name
+        if normalise_snippet_name(name) != name or not PINNED_NAME_RE.fullmatch(path.name):
+            continue
+        try:
+            if path.is_symlink() or not path.read_text(encoding="utf-8").startswith("---\nrepo: "):
+                continue
+            path.unlink()
+        except (OSError, UnicodeDecodeError):
+            continue
+        removed.append(name)
+    return removed
 
 
 def pin_record(

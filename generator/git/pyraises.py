@@ -197,65 +197,153 @@ def format_template(text: str, call: ast.Call, names: _Names) -> str | None:
 
 
 def exception_name(node: ast.expr) -> str | None:
+    """The class a raise raises: `X(…)`, `mod.X(…)`, or `X.factory(…)` (a class's own
+    constructor method, as `ValidationError.from_exception_data(…)`). A class is named in
+    CapWords (PEP 8): a lower-case callable (`error(…)`, `pytest.skip(…)`) is no class."""
     target = node.func if isinstance(node, ast.Call) else node
-    if isinstance(target, ast.Name):
-        return target.id
-    if isinstance(target, ast.Attribute):
-        return target.attr
+    name = last_name(target)
+    if name is not None and is_class_name(name):
+        return name
+    if isinstance(node, ast.Call) and isinstance(target, ast.Attribute):
+        owner = last_name(target.value)
+        if owner is not None and is_class_name(owner):
+            return owner
     return None
 
 
-def block_span(node: ast.AST) -> tuple[int, int] | None:
-    """First and last line of a compound statement (decorators included), else None."""
-    if not isinstance(node, ast.stmt):
+def last_name(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
+
+
+def is_class_name(name: str) -> bool:
+    return name.lstrip("_")[:1].isupper()
+
+
+def local_assignments(scope: ast.AST) -> dict[str, list[ast.stmt]]:
+    """Each name's binding statements directly in a function (or module) body, nested
+    functions and classes left out: what a raise of a variable can follow."""
+    found: dict[str, list[ast.stmt]] = {}
+    pending = list(ast.iter_child_nodes(scope))
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                for name in ast.walk(target):
+                    if isinstance(name, ast.Name):
+                        found.setdefault(name.id, []).append(node)
+        elif isinstance(node, ast.NamedExpr):
+            found.setdefault(node.target.id, []).append(node)  # type: ignore[arg-type]
+        pending.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def assigned_message(
+    name: ast.Name, scope: dict[str, list[ast.stmt]], line: int
+) -> ast.expr | None:
+    """The value of `name = …` when that is the one binding of the name in its function and
+    comes before the raise (`msg = f"…"; raise X(msg)`); else None."""
+    bindings = scope.get(name.id, [])
+    if len(bindings) != 1:
         return None
-    has_body = any(
-        isinstance(getattr(node, name, None), list) and getattr(node, name)
-        for name in ("body", "orelse", "finalbody", "handlers", "cases")
-    )
-    if not has_body:
-        return None
+    statement = bindings[0]
+    if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.lineno < line:
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        if len(targets) == 1 and isinstance(targets[0], ast.Name):
+            return statement.value
+    return None
+
+
+def inner_statements(node: ast.stmt) -> list[ast.stmt]:
+    """The statements a compound statement holds, in source order (none for a simple one)."""
+    inner: list[ast.stmt] = list(getattr(node, "body", []))
+    for handler in getattr(node, "handlers", []):
+        inner += handler.body
+    inner += getattr(node, "orelse", []) + getattr(node, "finalbody", [])
+    for case in getattr(node, "cases", []):
+        inner += case.body
+    return inner
+
+
+def block_span(node: ast.stmt) -> tuple[int, int]:
+    """First and last line of a compound statement, decorators included."""
     decorators = getattr(node, "decorator_list", [])
     start = min([node.lineno] + [d.lineno for d in decorators])
     return start, node.end_lineno or node.lineno
 
 
-class _Scanner(ast.NodeVisitor):
+class _Scanner:
+    """Walks the statements only (a raise or an assert is never inside an expression)."""
+
     def __init__(self) -> None:
         self.sites: list[RaiseSite] = []
         self.skipped: list[Skipped] = []
         self.blocks: list[tuple[int, int]] = []
+        self.scope: ast.AST = ast.Module([], [])  # the function (or module) of the raise at hand
+        self.assignments: dict[int, dict[str, list[ast.stmt]]] = {}
 
-    def generic_visit(self, node: ast.AST) -> None:
-        span = block_span(node)
-        if span is not None:
-            self.blocks.append(span)
-        super().generic_visit(node)
-        if span is not None:
-            self.blocks.pop()
+    def scan(self, statements: list[ast.stmt], scope: ast.AST) -> None:
+        for node in statements:
+            if isinstance(node, ast.Raise):
+                self.scope = scope
+                self.visit_raise(node)
+            elif isinstance(node, ast.Assert):
+                self.scope = scope
+                self.visit_assert(node)
+            inner = inner_statements(node)
+            if inner:
+                self.blocks.append(block_span(node))
+                function = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                self.scan(inner, node if function else scope)
+                self.blocks.pop()
 
-    def visit_Raise(self, node: ast.Raise) -> None:
+    def message_of(self, message: ast.expr, line: int) -> ast.expr:
+        """The message expression, or what a plain variable holding it was assigned."""
+        if not isinstance(message, ast.Name):
+            return message
+        scope = self.scope
+        if id(scope) not in self.assignments:
+            self.assignments[id(scope)] = local_assignments(scope)
+        return assigned_message(message, self.assignments[id(scope)], line) or message
+
+    def visit_raise(self, node: ast.Raise) -> None:
         if node.exc is None:
             return
-        name = exception_name(node.exc)
-        if name is None:
-            self.skipped.append(Skipped(node.lineno, "exception is not a simple name"))
+        call = node.exc
+        if not isinstance(call, ast.Call):
+            raised = last_name(call) or "an exception"
+            self.skipped.append(Skipped(node.lineno, f"{raised} raised without a message"))
             return
-        if not isinstance(node.exc, ast.Call) or not node.exc.args:
+        name = exception_name(call)
+        if name is None:
+            self.skipped.append(Skipped(node.lineno, "not an exception class (a CapWords name)"))
+            return
+        keyword = next((k.value for k in call.keywords if k.arg == "message"), None)
+        message = keyword or (call.args[0] if call.args else None)
+        if message is None:
             self.skipped.append(Skipped(node.lineno, f"{name} raised without a message"))
             return
-        self.add(node, name, node.exc.args[0])
+        self.add(node, name, message)
 
-    def visit_Assert(self, node: ast.Assert) -> None:
+    def visit_assert(self, node: ast.Assert) -> None:
         if node.msg is None:
             self.skipped.append(Skipped(node.lineno, "assert without a message"))
             return
         self.add(node, "AssertionError", node.msg)
 
     def add(self, node: ast.stmt, exception: str, message: ast.expr) -> None:
-        template = template_of(message, _Names())
-        if template is None or not canonical(template).replace("{}", "").strip():
+        template = template_of(self.message_of(message, node.lineno), _Names())
+        if template is None:
             self.skipped.append(Skipped(node.lineno, "message is not built from string literals"))
+            return
+        if not canonical(template).replace("{}", "").strip():
+            self.skipped.append(Skipped(node.lineno, "message has no literal text"))
             return
         self.sites.append(
             RaiseSite(
@@ -272,5 +360,5 @@ def scan_source(source: str) -> tuple[list[RaiseSite], list[Skipped]]:
     """Every raise site with a literal message in one module (raises SyntaxError)."""
     tree = ast.parse(source)
     scanner = _Scanner()
-    scanner.visit(tree)
+    scanner.scan(tree.body, tree)
     return scanner.sites, scanner.skipped

@@ -15,6 +15,11 @@ from pathlib import Path
 from generator.content.schema import is_repo_path
 
 
+def git_environment() -> dict[str, str]:
+    """No index lock taken, no prompt for credentials, messages in English."""
+    return {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+
+
 class GitError(Exception):
     """A git question that has no answer: not a repository, unknown commit, missing path."""
 
@@ -23,14 +28,12 @@ class GitError(Exception):
 class Repository:
     path: Path
 
-    def run(self, *args: str, input_bytes: bytes | None = None) -> bytes:
-        env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+    def run(self, *args: str) -> bytes:
         try:
             result = subprocess.run(
                 ["git", "-C", str(self.path), "-c", "core.quotepath=off", *args],
-                input=input_bytes,
                 capture_output=True,
-                env=env,
+                env=git_environment(),
                 check=False,
             )
         except FileNotFoundError as exc:
@@ -66,58 +69,102 @@ def resolve_commit(repository: Repository, rev: str) -> str:
     return out.decode().strip()
 
 
+class ObjectReader:
+    """One `git cat-file --batch` process that answers every read of a command: starting a
+    git process per file read would cost more than parsing the file."""
+
+    def __init__(self, repository: Repository) -> None:
+        try:
+            self.process = subprocess.Popen(
+                ["git", "-C", str(repository.path), "cat-file", "--batch"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                env=git_environment(),
+            )
+        except FileNotFoundError as exc:
+            raise GitError("git is not installed") from exc
+
+    def __enter__(self) -> ObjectReader:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.close()
+        self.process.stdout.close()
+        self.process.wait()
+
+    def read(self, name: str) -> tuple[str, str, bytes] | None:
+        """The object `name` (`commit:path`, a commit, …) as (hash, type, bytes); None when
+        there is none. Names come from records and trees: one with a line break is refused."""
+        stdin, stdout = self.process.stdin, self.process.stdout
+        assert stdin is not None and stdout is not None
+        if "\n" in name or "\r" in name:
+            return None
+        try:
+            stdin.write(name.encode("utf-8", "surrogateescape") + b"\n")
+            stdin.flush()
+        except BrokenPipeError as exc:
+            raise GitError("git cat-file stopped") from exc
+        header = stdout.readline().split()
+        if len(header) != 3 or not header[2].isdigit():
+            if not header:
+                raise GitError("git cat-file stopped")
+            return None  # "<name> missing", "<name> ambiguous"
+        data = stdout.read(int(header[2]))
+        stdout.read(1)  # the line feed after each object
+        return header[0].decode(), header[1].decode(), data
+
+    def blob(self, commit: str, path: str) -> tuple[str, bytes]:
+        """The hash and bytes of path at commit."""
+        found = self.read(f"{commit}:{path}")
+        if found is None:
+            raise GitError(f"{path} does not exist at commit {commit[:12]}")
+        sha, kind, data = found
+        if kind != "blob":
+            raise GitError(f"{path} is a {kind} at commit {commit[:12]}, not a file")
+        return sha, data
+
+    def commit(self, rev: str) -> str | None:
+        """The full hash of the commit `rev` names (a hash or part of one), or None."""
+        if rev.startswith("-"):
+            return None
+        found = self.read(f"{rev}^{{commit}}")
+        return found[0] if found is not None and found[1] == "commit" else None
+
+
 def read_file(repository: Repository, commit: str, path: str) -> bytes:
     """The bytes of path at commit."""
-    try:
-        kind = repository.run("cat-file", "-t", f"{commit}:{path}").decode().strip()
-    except GitError as exc:
-        raise GitError(f"{path} does not exist at commit {commit[:12]}") from exc
-    if kind != "blob":
-        raise GitError(f"{path} is a {kind} at commit {commit[:12]}, not a file")
-    return repository.run("cat-file", "blob", f"{commit}:{path}")
+    with ObjectReader(repository) as objects:
+        return objects.blob(commit, path)[1]
 
 
 def list_files(repository: Repository, commit: str, under: str = "") -> list[str]:
     """Every file path in the commit's tree (below `under`), sorted."""
     args = ["ls-tree", "-r", "-z", "--name-only", commit]
     if under:
-        args += ["--", under.rstrip("/") + "/"]
+        args += ["--", under.rstrip("/")]
     out = repository.run(*args)
     return sorted(p for p in out.decode("utf-8", errors="surrogateescape").split("\0") if p)
 
 
-def read_files(repository: Repository, commit: str, paths: list[str]) -> dict[str, bytes]:
-    """Read many files at one commit with a single `git cat-file --batch`."""
-    if not paths:
-        return {}
-    request = "".join(f"{commit}:{path}\n" for path in paths).encode("utf-8", "surrogateescape")
-    out = repository.run("cat-file", "--batch", input_bytes=request)
-    files: dict[str, bytes] = {}
-    at = 0
-    for path in paths:
-        header_end = out.index(b"\n", at)
-        header = out[at:header_end].split()
-        at = header_end + 1
-        if len(header) < 3 or header[1] != b"blob":
-            continue  # missing, or not a file
-        size = int(header[2])
-        files[path] = out[at : at + size]
-        at += size + 1
-    return files
-
-
-def renamed_path(repository: Repository, old_commit: str, new_commit: str, path: str) -> str | None:
-    """Where path went between two commits, following git's rename detection."""
+def renamed_paths(repository: Repository, old_commit: str, new_commit: str) -> dict[str, str]:
+    """Where files went between two commits, following git's rename detection (only to
+    plain paths: a rename into a `..` entry of a tree is untrusted, and not followed)."""
     out = repository.run("diff-tree", "-r", "-M", "-z", "--name-status", old_commit, new_commit)
     fields = out.decode("utf-8", errors="surrogateescape").split("\0")
+    renames = {}
     at = 0
     while at < len(fields) - 1:
         status = fields[at]
         if status.startswith(("R", "C")):
             source, target = fields[at + 1], fields[at + 2]
-            if source == path and status.startswith("R"):
-                return target if is_repo_path(target) else None  # `..` in a tree: untrusted
+            if status.startswith("R") and is_repo_path(target):
+                renames[source] = target
             at += 3
         else:
             at += 2
-    return None
+    return renames

@@ -16,7 +16,7 @@ from generator.content.yamldoc import YamlDocument
 from generator.diagnostics import plural
 from generator.git.pinning import Pin, PinError, decode_source, snippet_span, source_lines
 from generator.git.pyraises import RaiseSite, canonical, scan_source
-from generator.git.repo import list_files, open_repository, read_files, resolve_commit
+from generator.git.repo import ObjectReader, list_files, open_repository, resolve_commit
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 
@@ -149,49 +149,49 @@ def scan_repository(
         if not is_repo_path(path)
     ]
     paths = [path for path in paths if is_repo_path(path)]
-    contents = read_files(repository, commit, paths)
-    for done, path in enumerate(paths, start=1):
-        if progress:
-            progress(done, len(paths))
-        try:
-            source = decode_source(contents[path], path)
-            sites, skipped = scan_source(source)
-        except (PinError, SyntaxError, ValueError) as exc:
-            summary.skipped.append({"path": path, "line": "", "reason": skip_reason(exc, path)})
-            continue
-        summary.files_scanned += 1
-        summary.skipped += [
-            {"path": path, "line": str(s.line), "reason": s.reason} for s in skipped
-        ]
-        lines = source_lines(source)
-        for site in sites:
-            summary.raise_sites += 1
-            key = identity_key(repo, site.exception, site.template)
-            if key in covered:
-                summary.already_covered += 1
+    with ObjectReader(repository) as objects:
+        for done, path in enumerate(paths, start=1):
+            if progress:
+                progress(done, len(paths))
+            try:
+                source = decode_source(objects.blob(commit, path)[1], path)
+                sites, skipped = scan_source(source)
+            except (PinError, SyntaxError, ValueError) as exc:
+                summary.skipped.append({"path": path, "line": "", "reason": skip_reason(exc, path)})
                 continue
-            record_id = derive_id(repo, site.exception, site.template)
-            if record_id in ids:
-                summary.skipped.append(
-                    {"path": path, "line": str(site.line), "reason": "id already taken"}
+            summary.files_scanned += 1
+            summary.skipped += [
+                {"path": path, "line": str(s.line), "reason": s.reason} for s in skipped
+            ]
+            lines = source_lines(source)
+            for site in sites:
+                summary.raise_sites += 1
+                key = identity_key(repo, site.exception, site.template)
+                if key in covered:
+                    summary.already_covered += 1
+                    continue
+                record_id = derive_id(repo, site.exception, site.template)
+                if record_id in ids:
+                    summary.skipped.append(
+                        {"path": path, "line": str(site.line), "reason": "id already taken"}
+                    )
+                    continue
+                pin = site_pin(repo, path, commit, lines, site)
+                target = record_path(out_dir, pin, site, record_id)
+                if target.exists():
+                    summary.skipped.append(
+                        {"path": path, "line": str(site.line), "reason": "record file exists"}
+                    )
+                    continue
+                snippet_file = content_root / "snippets" / pin.file_name()
+                if not snippet_file.exists():
+                    atomic_write_text(snippet_file, pin.file_text())
+                atomic_write_text(target, skeleton(pin, site, record_id, pin.file_name()))
+                covered.add(key)
+                ids.add(record_id)
+                summary.created.append(
+                    {"id": record_id, "file": str(target), "site": f"{path}:{site.line}"}
                 )
-                continue
-            pin = site_pin(repo, path, commit, lines, site)
-            target = record_path(out_dir, pin, site, record_id)
-            if target.exists():
-                summary.skipped.append(
-                    {"path": path, "line": str(site.line), "reason": "record file exists"}
-                )
-                continue
-            snippet_file = content_root / "snippets" / pin.file_name()
-            if not snippet_file.exists():
-                atomic_write_text(snippet_file, pin.file_text())
-            atomic_write_text(target, skeleton(pin, site, record_id, pin.file_name()))
-            covered.add(key)
-            ids.add(record_id)
-            summary.created.append(
-                {"id": record_id, "file": str(target), "site": f"{path}:{site.line}"}
-            )
     return summary
 
 
