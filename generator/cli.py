@@ -502,7 +502,12 @@ def pin_command(
 @CONTENT_OPTION
 @click.option("--repo", required=True, help="owner/name of the project.")
 @click.option("--commit", "rev", default="HEAD", show_default=True, help="The commit to scan.")
-@click.option("--path", "under", default="", help="Scan only below this folder.")
+@click.option("--path", "under", default="", help="Scan only this folder or file.")
+@click.option(
+    "--include-tests",
+    is_flag=True,
+    help="Scan test files too (tests/, test_*.py, *_test.py, conftest.py).",
+)
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
@@ -510,7 +515,14 @@ def pin_command(
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def scan_command(
-    repo_dir: Path, content: Path, repo: str, rev: str, under: str, out: Path | None, as_json: bool
+    repo_dir: Path,
+    content: Path,
+    repo: str,
+    rev: str,
+    under: str,
+    include_tests: bool,
+    out: Path | None,
+    as_json: bool,
 ) -> None:
     """Scaffold a draft record for every raise site in REPO_DIR that has no record yet."""
     from generator.content.schema import REPO_RE
@@ -523,7 +535,9 @@ def scan_command(
     try:
         progress = ProgressBar("Scanning", enabled=not as_json, unit="file")
         try:
-            summary = scan_repository(content, repo_dir, repo, rev, under, out, progress)
+            summary = scan_repository(
+                content, repo_dir, repo, rev, under, out, progress, include_tests
+            )
         finally:
             progress.close()
     except (PinError, GitError) as exc:

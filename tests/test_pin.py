@@ -71,12 +71,12 @@ def test_pin_takes_the_snippet_and_keeps_the_record_layout(tmp_path: Path, make_
         "path": "pkg/server.py",
         "line": 7,
         "commit": commit,
-        "snippet_file": f"acme/srv/pkg/server.L1-13@{commit[:10]}.py",
+        "snippet_file": f"acme/srv/pkg/server.L4-13@{commit[:10]}.py",
     }
     snippet = (content / "snippets" / data["source"]["snippet_file"]).read_text()
     header, code = snippet.split("---\n")[1:3]
-    assert yaml.safe_load(header)["start_line"] == 1
-    assert code == MODULE
+    assert yaml.safe_load(header)["start_line"] == 4  # the function the raise is in
+    assert code == MODULE.split("\n\n\n", 1)[1]
     assert repo.state() == before
     check = run_cli("check", "--content", str(content))
     assert check.exit_code == 0, check.stderr
@@ -138,3 +138,44 @@ def test_pin_errors_are_clear(tmp_path: Path, make_content) -> None:  # type: ig
     assert pin("--repo-dir", str(repo.path)) == "errpages pin: pkg/server.py is a binary file"
     missing = run_cli("pin", "nope.yaml", "--content", str(content), "--repo-dir", str(repo.path))
     assert missing.exit_code == 1 and "no record 'nope.yaml'" in missing.stderr
+
+
+def test_snippets_hold_whole_statements_of_real_code() -> None:
+    """Every snippet of every raise in some large standard-library modules starts and ends on
+    statement boundaries: a statement is inside it, around it, or apart from it."""
+    import argparse
+    import ast
+    import configparser
+    import datetime
+    import inspect
+    import ipaddress
+    import tarfile
+
+    from generator.git.pinning import MAX_SNIPPET_LINES, snippet_span, source_lines
+    from generator.git.pyraises import scan_source, statement_span
+
+    checked = 0
+    for module in (argparse, configparser, datetime, ipaddress, tarfile):
+        source = inspect.getsource(module)
+        lines = source_lines(source)
+        statements = [
+            statement_span(node)
+            for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.stmt)
+        ]
+        sites, _ = scan_source(source)
+        assert len(sites) > 10, module.__name__
+        for site in sites:
+            start, end = snippet_span(lines, site, None)
+            assert start <= site.line <= site.end_line <= end, (module.__name__, site.line)
+            assert end - start + 1 <= MAX_SNIPPET_LINES
+            for first, last in statements:
+                apart = last < start or first > end
+                assert apart or start <= first <= last <= end or first <= start <= end <= last, (
+                    module.__name__,
+                    site.line,
+                    (start, end),
+                    (first, last),
+                )
+            checked += 1
+    assert checked > 200

@@ -161,3 +161,100 @@ def test_only_exception_classes_raise_and_messages_are_followed_into_variables()
         (10, "exc raised without a message"),
         (15, "message is not built from string literals"),  # `msg` is bound twice
     ]
+
+
+CUSTOM_ERRORS = (
+    "from pydantic_core import PydanticCustomError\n"
+    "def check(value, predicate_name):\n"
+    "    if value is None:\n"
+    "        raise PydanticCustomError('predicate_failed', 'Predicate {predicate_name} failed',"
+    " {'predicate_name': predicate_name})\n"
+    "    if value < 0:\n"
+    "        raise PydanticCustomError('value_error', 'Value must not be negative, got {value}')\n"
+    "    if value > 9:\n"
+    "        raise PydanticCustomError('value_error', 'Value must be at most 9, got {value}')\n"
+)
+
+
+def scan_json(repo: GitRepo, content: Path, *extra: str) -> dict:  # type: ignore[type-arg]
+    result = run_cli(
+        "scan",
+        str(repo.path),
+        "--content",
+        str(content),
+        "--repo",
+        "acme/widgets",
+        "--json",
+        *extra,
+    )
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)  # type: ignore[no-any-return]
+
+
+def test_site_settings_say_which_argument_carries_the_message(tmp_path: Path, make_content) -> None:  # type: ignore[no-untyped-def]
+    repo = GitRepo(tmp_path / "project")
+    repo.write("pkg/validators.py", CUSTOM_ERRORS)
+    repo.commit("first")
+    plain = scan_json(repo, make_content({}))  # the first argument: the error's code
+    assert (plain["records_created"], plain["already_covered"]) == (2, 1)
+    settings = "message_arguments:\n  PydanticCustomError: 1\n"
+    content = make_content({"site.yaml": settings})
+    summary = scan_json(repo, content)
+    assert (summary["records_created"], summary["already_covered"]) == (3, 0)
+    messages = sorted(
+        yaml.safe_load(path.read_text())["message"] for path in (content / "errors").rglob("*.yaml")
+    )
+    assert messages == [
+        "Predicate {predicate_name} failed",
+        "Value must be at most 9, got {value}",
+        "Value must not be negative, got {value}",
+    ]
+    assert run_cli("check", "--content", str(content), "--drafts").exit_code == 0
+
+    wrong = make_content({"site.yaml": "message_arguments:\n  PydanticCustomError: -1\n"})
+    result = run_cli("scan", str(repo.path), "--content", str(wrong), "--repo", "acme/widgets")
+    assert result.exit_code == 1
+    assert "site.yaml:2:24: message_arguments.PydanticCustomError: -1 is not an argument" in (
+        result.stderr
+    )
+    assert run_cli("check", "--content", str(wrong)).exit_code == 1
+
+
+def test_tests_are_left_out_unless_asked_for_and_path_names_a_folder_or_a_file(
+    tmp_path: Path, make_content
+) -> None:  # type: ignore[no-untyped-def]
+    repo = GitRepo(tmp_path / "project")
+    raising = "def f(x):\n    raise ValueError(f'{name} is broken, got {{x}}')\n"
+    for name in (
+        "pkg/core.py",
+        "pkg/core2.py",
+        "tests/test_core.py",
+        "pkg/tests/helpers.py",
+        "pkg/core_test.py",
+        "conftest.py",
+    ):
+        repo.write(name, raising.replace("{name}", name))
+    repo.commit("first")
+    summary = scan_json(repo, make_content({}))
+    assert (summary["files_scanned"], summary["tests_left_out"]) == (2, 4)
+    text = run_cli("scan", str(repo.path), "--content", str(make_content({})), "--repo", "a/b")
+    assert "left out:         4 test files (--include-tests scans them)" in text.stdout
+    everything = scan_json(repo, make_content({}), "--include-tests")
+    assert (everything["files_scanned"], everything["tests_left_out"]) == (6, 0)
+    one_file = scan_json(repo, make_content({}), "--path", "pkg/core.py")
+    assert [item["site"] for item in one_file["created"]] == ["pkg/core.py:2"]
+    folder = scan_json(repo, make_content({}), "--path", "pkg")
+    assert folder["files_scanned"] == 2  # pkg/core.py and pkg/core2.py: the rest are tests
+    for missing in ("nonexistent", "pkg/cor"):
+        result = run_cli(
+            "scan",
+            str(repo.path),
+            "--content",
+            str(make_content({})),
+            "--repo",
+            "a/b",
+            "--path",
+            missing,
+        )
+        assert result.exit_code == 1
+        assert f"--path '{missing}' names nothing at commit" in result.stderr

@@ -87,6 +87,33 @@ def read_repos(reader: FieldReader, config_host: str) -> tuple[tuple[str, str, s
     return tuple(result)
 
 
+IDENTIFIER_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def read_message_arguments(reader: FieldReader) -> tuple[tuple[str, int | str], ...]:
+    """`message_arguments`: exception class -> the argument holding its message (a position
+    from 0, or a keyword), for `scan`, `pin` and `drift`."""
+    classes = reader.mapping(("message_arguments",), False)
+    if classes is None:
+        return ()
+    found: list[tuple[str, int | str]] = []
+    for name, argument in classes.items():
+        key_path = ("message_arguments", name)
+        if not isinstance(name, str) or not IDENTIFIER_RE.match(name):
+            reader.fail(key_path, f"{name!r} is not a class name", at_key=True)
+        elif isinstance(argument, int) and not isinstance(argument, bool) and argument >= 0:
+            found.append((name, argument))
+        elif isinstance(argument, str) and IDENTIFIER_RE.match(argument):
+            found.append((name, argument))
+        else:
+            reader.fail(
+                key_path,
+                f"{argument!r} is not an argument (expected a position from 0, or a keyword "
+                "name such as `message`)",
+            )
+    return tuple(found)
+
+
 def read_config(document: YamlDocument | None) -> tuple[SiteConfig, list[Diagnostic]]:
     """Turn site.yaml into settings; a missing file means the defaults."""
     if document is None or document.data is None:
@@ -112,6 +139,7 @@ def read_config(document: YamlDocument | None) -> tuple[SiteConfig, list[Diagnos
     theme = reader.string(("theme",), False, expected="a theme name or folder")
     recent = reader.integer(("recent_count",), False)
     feed_count = reader.integer(("feed_count",), False)
+    message_arguments = read_message_arguments(reader)
     config = SiteConfig(
         title=title or defaults.title,
         description=description or "",
@@ -124,5 +152,6 @@ def read_config(document: YamlDocument | None) -> tuple[SiteConfig, list[Diagnos
         recent_count=recent or defaults.recent_count,
         feed_count=feed_count or defaults.feed_count,
         repos=repos,
+        message_arguments=message_arguments,
     )
     return config, reader.diagnostics

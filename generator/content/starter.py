@@ -53,6 +53,12 @@ description: What each error of example-project means, and how to fix it.
 
 # A built-in theme name, or a folder beside content/ (`errpages theme eject` starts one).
 # theme: default
+
+# For `errpages scan`, `pin` and `drift`: exception classes whose message is not their
+# first argument, and the argument that holds it (a position from 0, or a keyword). For
+# PydanticCustomError('predicate_failed', 'Predicate {{predicate_name}} failed', …):
+# message_arguments:
+#   PydanticCustomError: 1
 """
 
 RECORD_YAML = """\

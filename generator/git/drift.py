@@ -20,7 +20,7 @@ import datetime
 import difflib
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +33,7 @@ from generator.git.pinning import (
     Pin,
     PinError,
     decode_source,
+    message_arguments,
     same_exception,
     snippet_span,
     source_lines,
@@ -47,6 +48,7 @@ from generator.git.repo import (
     renamed_paths,
     resolve_commit,
 )
+from generator.git.scan import is_test_path
 from generator.site.model import Record
 
 # How alike two messages must be for a raise to count as the record's, reworded: the share
@@ -90,8 +92,10 @@ class Code:
     """The repository's files as drift reads them: each read once (through one `git
     cat-file`), each distinct content parsed once, every answer kept for the run."""
 
-    def __init__(self, repository: Repository, objects: ObjectReader) -> None:
-        self.repository, self.objects = repository, objects
+    def __init__(
+        self, repository: Repository, objects: ObjectReader, arguments: Mapping[str, int | str]
+    ) -> None:
+        self.repository, self.objects, self.arguments = repository, objects, arguments
         self.parsed: dict[str, ParsedFile] = {}  # by blob hash
         self.blobs: dict[tuple[str, str], str | Exception] = {}  # (commit, path) -> blob hash
         self.texts: dict[str, str] = {}  # by blob hash
@@ -104,7 +108,7 @@ class Code:
         parsed = self.parsed.get(sha)
         if parsed is None:
             lines = source_lines(self.texts[sha])
-            sites = tuple(python_sites(self.texts[sha], path))
+            sites = tuple(python_sites(self.texts[sha], path, self.arguments))
             templates = tuple(canonical(site.template) for site in sites)
             words = tuple(tuple(TOKEN_RE.findall(t)) for t in templates)
             parsed = self.parsed[sha] = ParsedFile(lines, sites, templates, words)
@@ -154,11 +158,11 @@ class Code:
         return self.listed[commit]
 
 
-def python_sites(source: str, path: str) -> list[RaiseSite]:
+def python_sites(source: str, path: str, arguments: Mapping[str, int | str]) -> list[RaiseSite]:
     if not path.endswith(PYTHON_SUFFIXES) or ("raise" not in source and "assert" not in source):
         return []
     try:
-        return scan_source(source)[0]
+        return scan_source(source, arguments)[0]
     except (SyntaxError, ValueError, RecursionError):
         return []
 
@@ -237,9 +241,10 @@ def similarity(a: tuple[str, ...], b: tuple[str, ...], floor: float) -> float:
 
 
 def other_files(code: Code, target: str, wanted: Wanted, exact: bool) -> list[str]:
-    """The other Python files at REV that could hold the record's raise: with every one of
-    its message's longest words (exact), or half of them (a raise reworded keeps most); none
-    for a message without words of four letters or more."""
+    """The other Python files at REV that could hold the record's raise (tests left out, as
+    `scan` leaves them out): with every one of its message's longest words (exact), or half
+    of them (a raise reworded keeps most); none for a message without words of four letters
+    or more."""
     words = sorted(set(WORD_RE.findall(wanted.message)), key=lambda w: (-len(w), w))
     words = words[:PROBE_WORDS]
     if not words:
@@ -247,7 +252,7 @@ def other_files(code: Code, target: str, wanted: Wanted, exact: bool) -> list[st
     enough = len(words) if exact else (len(words) + 1) // 2
     found = []
     for path in code.python_files(target):
-        if path == wanted.path:
+        if path == wanted.path or is_test_path(path):
             continue
         text = code.text(target, path)
         if text is not None and sum(word in text for word in words) >= enough:
@@ -361,7 +366,7 @@ def run_drift(
     rows: dict[str, DriftRow] = {}
     wanted: list[Wanted] = []
     with ObjectReader(repository) as objects:
-        code = Code(repository, objects)
+        code = Code(repository, objects, message_arguments(loaded))
         for done, record in enumerate(ordered, start=1):
             if progress:
                 progress(done, len(ordered))

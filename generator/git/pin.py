@@ -12,7 +12,7 @@ from generator.content.loader import LoadedContent, load_content
 from generator.content.recordfile import update_source
 from generator.content.schema import FieldReader, normalise_snippet_name, parse_snippet_file
 from generator.content.yamldoc import YamlDocument
-from generator.git.pinning import Pin, PinError, cut_pin, decode_source
+from generator.git.pinning import Pin, PinError, cut_pin, decode_source, message_arguments
 from generator.git.repo import GitError, open_repository, read_file, resolve_commit
 from generator.site.model import TextFile
 
@@ -156,5 +156,6 @@ def pin_record(
         request.message,
         request.line,
         context,
+        message_arguments(loaded),
     )
     return apply_pin(content_root, request.file, pin, force)

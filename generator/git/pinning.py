@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import difflib
 import posixpath
+from collections.abc import Mapping
 from dataclasses import dataclass
 
+from generator.content.config import read_config
+from generator.content.loader import LoadedContent
 from generator.content.messages import message_parts
 from generator.content.schema import is_repo_path, snippet_hash
+from generator.diagnostics import Level, with_source_lines
 from generator.git.pyraises import RaiseSite, canonical, scan_source
 
 MAX_SNIPPET_LINES = 40
-MIN_BLOCK_LINES = 12
 TEXT_CONTEXT = 12
 
 
@@ -53,6 +56,17 @@ class Pin:
             f"start_line: {self.start_line}\nsha256: {snippet_hash(self.text)}\n---\n"
         )
         return header + self.text + "\n"
+
+
+def message_arguments(loaded: LoadedContent) -> dict[str, int | str]:
+    """site.yaml's `message_arguments`; PinError naming the line when the settings are wrong
+    (what a raise's message is depends on them)."""
+    config, problems = read_config(loaded.config)
+    errors = [problem for problem in problems if problem.level is Level.ERROR]
+    if errors:
+        shown = with_source_lines(errors, loaded.texts)
+        raise PinError("the site settings have errors:\n" + "\n".join(d.format() for d in shown))
+    return dict(config.message_arguments)
 
 
 def decode_source(data: bytes, path: str) -> str:
@@ -99,26 +113,42 @@ def describe(sites: list[RaiseSite], path: str) -> str:
 
 
 def snippet_span(lines: list[str], site: RaiseSite, context: int | None) -> tuple[int, int]:
-    """Lines to show (1-based, inclusive).
+    """Lines to show (1-based, inclusive), whole statements only.
 
-    With `context`, that many lines either side. Else the largest enclosing
-    block of at most 40 lines (a whole small function, say); when that is only
-    a few lines, a 40-line window around the raise inside the next larger block.
+    With `context`, that many lines either side. Else the function the raise is in, when
+    it has at most 40 lines; else the largest statement around the raise that does (inside
+    that function), with whole statements before and after it in the same body, one at a
+    time, first before, while the snippet stays within 40 lines.
     """
     if context is not None:
         return max(1, site.line - context), min(len(lines), site.end_line + context)
-    outer = (1, len(lines))
-    for start, end in reversed(site.blocks):  # outermost first
-        if end - start + 1 <= MAX_SNIPPET_LINES:
-            if end - start + 1 >= MIN_BLOCK_LINES:
-                return start, end
+    if site.function is not None and size(site.function) <= MAX_SNIPPET_LINES:
+        return site.function
+    chosen: tuple[int, int] = (site.line, site.end_line)
+    siblings: tuple[tuple[int, int], ...] = (chosen,)
+    for body in site.bodies:  # innermost first
+        around = next((span for span in body if span[0] <= site.line <= span[1]), None)
+        if around is None or size(around) > MAX_SNIPPET_LINES:
             break
-        outer = (start, end)
-    before = (MAX_SNIPPET_LINES - (site.end_line - site.line + 1)) // 3
-    start = max(outer[0], site.line - before)
-    end = min(outer[1], start + MAX_SNIPPET_LINES - 1)
-    start = max(outer[0], min(start, end - MAX_SNIPPET_LINES + 1))
+        chosen, siblings = around, body
+    if size(chosen) > MAX_SNIPPET_LINES:  # a raise longer than a snippet: its first lines
+        return chosen[0], chosen[0] + MAX_SNIPPET_LINES - 1
+    first = last = siblings.index(chosen)
+    start, end = chosen
+    widened = True
+    while widened:
+        widened = False
+        if first > 0 and end - siblings[first - 1][0] + 1 <= MAX_SNIPPET_LINES:
+            first -= 1
+            start, widened = siblings[first][0], True
+        if last + 1 < len(siblings) and siblings[last + 1][1] - start + 1 <= MAX_SNIPPET_LINES:
+            last += 1
+            end, widened = siblings[last][1], True
     return start, end
+
+
+def size(span: tuple[int, int]) -> int:
+    return span[1] - span[0] + 1
 
 
 def text_site(lines: list[str], message: str, hint: int | None) -> RaiseSite | None:
@@ -136,7 +166,12 @@ def text_site(lines: list[str], message: str, hint: int | None) -> RaiseSite | N
 
 
 def find_raise(
-    source: str, path: str, exception: str, message: str, hint: int | None
+    source: str,
+    path: str,
+    exception: str,
+    message: str,
+    hint: int | None,
+    arguments: Mapping[str, int | str],
 ) -> tuple[RaiseSite, list[str]]:
     """The raise of this message in the file: at `hint` when it is still there, else the nearest."""
     lines = source_lines(source)
@@ -146,7 +181,7 @@ def find_raise(
             raise PinError(f"message not found in {path}")
         return site, lines
     try:
-        sites, _ = scan_source(source)
+        sites, _ = scan_source(source, arguments)
     except SyntaxError as exc:
         raise PinError(f"{path} does not parse as Python (line {exc.lineno}): {exc.msg}") from exc
     found = matching_sites(sites, exception, message)
@@ -170,10 +205,11 @@ def cut_pin(
     message: str,
     hint: int | None,
     context: int | None,
+    arguments: Mapping[str, int | str],
 ) -> Pin:
     """Find the raise and cut its snippet, keeping the file's own line numbers."""
-    site, lines = find_raise(source, path, exception, message, hint)
-    if site.blocks or context is not None:
+    site, lines = find_raise(source, path, exception, message, hint, arguments)
+    if site.bodies or context is not None:
         start, end = snippet_span(lines, site, context)
     else:
         start = max(1, site.line - (context if context is not None else TEXT_CONTEXT))

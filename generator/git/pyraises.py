@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import re
 import string
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from generator.content.messages import message_parts
@@ -19,15 +20,21 @@ from generator.content.messages import message_parts
 SIMPLE_FORMAT_RE = re.compile(r"%(?:\((\w+)\))?([-#0 +]*\d*(?:\.\d+)?)([sdirfgexXoc%])")
 
 
+Span = tuple[tuple[int, int], ...]  # the lines of each statement of one body
+
+
 @dataclass(frozen=True)
 class RaiseSite:
-    """One `raise X("…")` or `assert cond, "…"`: where, what, and the enclosing blocks."""
+    """One `raise X("…")` or `assert cond, "…"`: where, what, and the code around it."""
 
     line: int  # the `raise` / `assert` line
     end_line: int
     exception: str
     template: str
-    blocks: tuple[tuple[int, int], ...] = field(default=(), compare=False)  # innermost first
+    # The statements around it, as (first line, last line) each: the body the raise is in,
+    # the body the statement holding that body is in, and so on out to the module.
+    bodies: tuple[Span, ...] = field(default=(), compare=False)
+    function: tuple[int, int] | None = field(default=None, compare=False)  # the def it is in
 
 
 @dataclass(frozen=True)
@@ -64,6 +71,34 @@ class _Names:
         return candidate
 
 
+# Built-in functions that only convert, count or order their argument: a call of one is
+# named after what it is given (`sorted(names)` → `{names}`, `len(items)` → `{items_len}`).
+CONVERTERS = frozenset(
+    "abs ascii bin bool chr dict float format frozenset hex int iter list max min next oct "
+    "ord repr reversed round set sorted str sum tuple vars".split()
+)
+
+
+def call_name(call: ast.Call) -> str:
+    """A call's placeholder name: after its argument for a converter, a method of a literal
+    (`", ".join(names)` → `{names}`) and `getattr(cfg, "mode")` (→ `{mode}`); else the
+    function's own name (`describe(x)` → `{describe}`)."""
+    func, args = call.func, call.args
+    if isinstance(func, ast.Name) and func.id == "getattr" and len(args) >= 2:
+        key = args[1]
+        if isinstance(key, ast.Constant) and str(key.value).isidentifier():
+            return str(key.value)
+        return simple_name(args[0])
+    if isinstance(func, ast.Name) and func.id == "len" and args:
+        return f"{simple_name(args[0])}_len"
+    if args and (
+        (isinstance(func, ast.Name) and func.id in CONVERTERS)
+        or (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Constant))
+    ):
+        return simple_name(args[0])
+    return simple_name(func)
+
+
 def simple_name(expression: ast.expr) -> str:
     if isinstance(expression, ast.Name):
         return expression.id
@@ -72,7 +107,7 @@ def simple_name(expression: ast.expr) -> str:
             return f"{simple_name(expression.value)}_{expression.attr.strip('_')}"
         return expression.attr
     if isinstance(expression, ast.Call):
-        return simple_name(expression.func)
+        return call_name(expression)
     if isinstance(expression, ast.Subscript):
         key = expression.slice
         if (
@@ -260,19 +295,17 @@ def assigned_message(
     return None
 
 
-def inner_statements(node: ast.stmt) -> list[ast.stmt]:
-    """The statements a compound statement holds, in source order (none for a simple one)."""
-    inner: list[ast.stmt] = list(getattr(node, "body", []))
-    for handler in getattr(node, "handlers", []):
-        inner += handler.body
-    inner += getattr(node, "orelse", []) + getattr(node, "finalbody", [])
-    for case in getattr(node, "cases", []):
-        inner += case.body
-    return inner
+def inner_bodies(node: ast.stmt) -> list[list[ast.stmt]]:
+    """The bodies a compound statement holds, in source order (none for a simple one)."""
+    bodies: list[list[ast.stmt]] = [getattr(node, "body", [])]
+    bodies += [handler.body for handler in getattr(node, "handlers", [])]
+    bodies += [getattr(node, "orelse", []), getattr(node, "finalbody", [])]
+    bodies += [case.body for case in getattr(node, "cases", [])]
+    return [body for body in bodies if body and isinstance(body[0], ast.stmt)]
 
 
-def block_span(node: ast.stmt) -> tuple[int, int]:
-    """First and last line of a compound statement, decorators included."""
+def statement_span(node: ast.stmt) -> tuple[int, int]:
+    """First and last line of a statement, decorators included."""
     decorators = getattr(node, "decorator_list", [])
     start = min([node.lineno] + [d.lineno for d in decorators])
     return start, node.end_lineno or node.lineno
@@ -281,14 +314,17 @@ def block_span(node: ast.stmt) -> tuple[int, int]:
 class _Scanner:
     """Walks the statements only (a raise or an assert is never inside an expression)."""
 
-    def __init__(self) -> None:
+    def __init__(self, message_arguments: Mapping[str, int | str]) -> None:
+        self.message_arguments = message_arguments
         self.sites: list[RaiseSite] = []
         self.skipped: list[Skipped] = []
-        self.blocks: list[tuple[int, int]] = []
+        self.bodies: list[Span] = []  # the bodies the walk is in, outermost first
+        self.functions: list[tuple[int, int]] = []
         self.scope: ast.AST = ast.Module([], [])  # the function (or module) of the raise at hand
         self.assignments: dict[int, dict[str, list[ast.stmt]]] = {}
 
     def scan(self, statements: list[ast.stmt], scope: ast.AST) -> None:
+        self.bodies.append(tuple(map(statement_span, statements)))
         for node in statements:
             if isinstance(node, ast.Raise):
                 self.scope = scope
@@ -296,12 +332,14 @@ class _Scanner:
             elif isinstance(node, ast.Assert):
                 self.scope = scope
                 self.visit_assert(node)
-            inner = inner_statements(node)
-            if inner:
-                self.blocks.append(block_span(node))
-                function = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-                self.scan(inner, node if function else scope)
-                self.blocks.pop()
+            function = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            if function:
+                self.functions.append(statement_span(node))
+            for body in inner_bodies(node):
+                self.scan(body, node if function else scope)
+            if function:
+                self.functions.pop()
+        self.bodies.pop()
 
     def message_of(self, message: ast.expr, line: int) -> ast.expr:
         """The message expression, or what a plain variable holding it was assigned."""
@@ -324,8 +362,7 @@ class _Scanner:
         if name is None:
             self.skipped.append(Skipped(node.lineno, "not an exception class (a CapWords name)"))
             return
-        keyword = next((k.value for k in call.keywords if k.arg == "message"), None)
-        message = keyword or (call.args[0] if call.args else None)
+        message = message_argument(call, self.message_arguments.get(name))
         if message is None:
             self.skipped.append(Skipped(node.lineno, f"{name} raised without a message"))
             return
@@ -338,7 +375,12 @@ class _Scanner:
         self.add(node, "AssertionError", node.msg)
 
     def add(self, node: ast.stmt, exception: str, message: ast.expr) -> None:
-        template = template_of(self.message_of(message, node.lineno), _Names())
+        expression = self.message_of(message, node.lineno)
+        template = template_of(expression, _Names())
+        if exception in self.message_arguments and isinstance(expression, ast.Constant):
+            # A class named in the settings fills its message's {fields} in itself.
+            filled = ast.Call(ast.Name("str"), [], [])
+            template = format_template(str(expression.value), filled, _Names()) or template
         if template is None:
             self.skipped.append(Skipped(node.lineno, "message is not built from string literals"))
             return
@@ -351,14 +393,30 @@ class _Scanner:
                 end_line=node.end_lineno or node.lineno,
                 exception=exception,
                 template=template,
-                blocks=tuple(reversed(self.blocks)),
+                bodies=tuple(reversed(self.bodies)),
+                function=self.functions[-1] if self.functions else None,
             )
         )
 
 
-def scan_source(source: str) -> tuple[list[RaiseSite], list[Skipped]]:
-    """Every raise site with a literal message in one module (raises SyntaxError)."""
+def message_argument(call: ast.Call, where: int | str | None) -> ast.expr | None:
+    """The argument that holds the message: the one `where` names (a position or a keyword);
+    by default a `message=` keyword, else the first argument."""
+    keywords = {k.arg: k.value for k in call.keywords if k.arg}
+    if isinstance(where, int):
+        return call.args[where] if where < len(call.args) else None
+    if where is not None:
+        return keywords.get(where)
+    return keywords.get("message") or (call.args[0] if call.args else None)
+
+
+def scan_source(
+    source: str, message_arguments: Mapping[str, int | str] | None = None
+) -> tuple[list[RaiseSite], list[Skipped]]:
+    """Every raise site with a literal message in one module (raises SyntaxError).
+    `message_arguments`: exception classes whose message is another argument than the first
+    (site.yaml's setting of that name)."""
     tree = ast.parse(source)
-    scanner = _Scanner()
+    scanner = _Scanner(message_arguments or {})
     scanner.scan(tree.body, tree)
     return scanner.sites, scanner.skipped

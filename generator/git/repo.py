@@ -142,6 +142,12 @@ def read_file(repository: Repository, commit: str, path: str) -> bytes:
         return objects.blob(commit, path)[1]
 
 
+def path_exists(repository: Repository, commit: str, path: str) -> bool:
+    """Whether the commit's tree has a file or folder at path."""
+    with ObjectReader(repository) as objects:
+        return objects.read(f"{commit}:{path.rstrip('/')}") is not None
+
+
 def list_files(repository: Repository, commit: str, under: str = "") -> list[str]:
     """Every file path in the commit's tree (below `under`), sorted."""
     args = ["ls-tree", "-r", "-z", "--name-only", commit]

@@ -14,9 +14,23 @@ from generator.content.scaffold import slug
 from generator.content.schema import TO_WRITE, derive_id, is_repo_path
 from generator.content.yamldoc import YamlDocument
 from generator.diagnostics import plural
-from generator.git.pinning import Pin, PinError, decode_source, snippet_span, source_lines
+from generator.git.pinning import (
+    Pin,
+    PinError,
+    decode_source,
+    message_arguments,
+    snippet_span,
+    source_lines,
+)
 from generator.git.pyraises import RaiseSite, canonical, scan_source
-from generator.git.repo import ObjectReader, list_files, open_repository, resolve_commit
+from generator.git.repo import (
+    GitError,
+    ObjectReader,
+    list_files,
+    open_repository,
+    path_exists,
+    resolve_commit,
+)
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 
@@ -32,6 +46,7 @@ class ScanSummary:
     created: list[dict[str, str]] = field(default_factory=list)
     already_covered: int = 0
     skipped: list[dict[str, str]] = field(default_factory=list)
+    tests_left_out: int = 0  # test files not scanned (without --include-tests)
 
     def as_json(self) -> str:
         return json.dumps(
@@ -43,6 +58,7 @@ class ScanSummary:
                 "records_created": len(self.created),
                 "already_covered": self.already_covered,
                 "skipped": len(self.skipped),
+                "tests_left_out": self.tests_left_out,
                 "created": self.created,
                 "skipped_sites": self.skipped,
             },
@@ -62,6 +78,11 @@ class ScanSummary:
         for item in self.skipped:
             reasons[item["reason"]] = reasons.get(item["reason"], 0) + 1
         lines += [f"    {count:5}  {reason}" for reason, count in sorted(reasons.items())]
+        if self.tests_left_out:
+            lines.append(
+                f"  left out:         {plural(self.tests_left_out, 'test file')} "
+                "(--include-tests scans them)"
+            )
         return "\n".join(lines)
 
 
@@ -131,17 +152,26 @@ def scan_repository(
     under: str = "",
     out_dir: Path | None = None,
     progress: Callable[[int, int], None] | None = None,
+    include_tests: bool = False,
 ) -> ScanSummary:
-    """Scaffold a draft record for every raise site in REV that no record covers yet."""
+    """Scaffold a draft record for every raise site in REV that no record covers yet (in the
+    folder or file `under`, test files only with include_tests)."""
     repository = open_repository(repo_dir)
     commit = resolve_commit(repository, rev)
     summary = ScanSummary(repo, commit)
+    if under and not path_exists(repository, commit, under):
+        raise GitError(f"--path {under!r} names nothing at commit {commit[:12]}")
     loaded, _ = load_content(content_root)
+    arguments = message_arguments(loaded)
     documents = tuple(loaded.records)
     covered = covered_keys(documents)
     ids = taken_ids(documents)
     out_dir = out_dir or content_root / "errors" / repo
     paths = [p for p in list_files(repository, commit, under) if p.endswith(PYTHON_SUFFIXES)]
+    if not include_tests:
+        tests = [path for path in paths if is_test_path(path)]
+        summary.tests_left_out = len(tests)
+        paths = [path for path in paths if not is_test_path(path)]
     # A tree may hold `..` entries (git lists them): nothing is read or written for them.
     summary.skipped += [
         {"path": path, "line": "", "reason": UNSAFE_PATH}
@@ -155,7 +185,7 @@ def scan_repository(
                 progress(done, len(paths))
             try:
                 source = decode_source(objects.blob(commit, path)[1], path)
-                sites, skipped = scan_source(source)
+                sites, skipped = scan_source(source, arguments)
             except (PinError, SyntaxError, ValueError) as exc:
                 summary.skipped.append({"path": path, "line": "", "reason": skip_reason(exc, path)})
                 continue
@@ -193,6 +223,18 @@ def scan_repository(
                     {"id": record_id, "file": str(target), "site": f"{path}:{site.line}"}
                 )
     return summary
+
+
+def is_test_path(path: str) -> bool:
+    """A project's tests: in a `tests` folder, or named test_*.py, *_test.py or conftest.py."""
+    *folders, name = path.split("/")
+    stem = name.rsplit(".", 1)[0]
+    return (
+        "tests" in folders
+        or stem.startswith("test_")
+        or stem.endswith("_test")
+        or stem == "conftest"
+    )
 
 
 UNSAFE_PATH = "not a plain path (a '..' or '.' part, a backslash or a control character)"

@@ -204,6 +204,8 @@ class SiteConfig:
     build_date: str = ""  # from SOURCE_DATE_EPOCH only, so builds stay reproducible
     repos: tuple[tuple[str, str, str], ...] = ()  # per repository: (repo, source_url, source_host)
     include_drafts: bool = False
+    # Exception classes whose message is not their first argument: (class, position or keyword)
+    message_arguments: tuple[tuple[str, int | str], ...] = ()
 
     def source_for(self, repo: str) -> tuple[str, str]:
         """The source link template and host name for a repository."""
