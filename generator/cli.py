@@ -407,7 +407,13 @@ def lookup_command(
     elif not rows:
         click.echo("No known error matches this text.", err=True)
     for row in [] if as_json else rows:  # record text and the pasted values, made printable
-        kind = "match" if row["exact"] else "close match (the message may have changed)"
+        kind = (
+            "match"
+            if row["exact"]
+            else "weak match (little of this message is fixed text)"
+            if row["weak"]
+            else "close match (the message may have changed)"
+        )
         click.echo(f"{row['id']}  {printable(row['exception'])}: {printable(row['message'])}")
         click.echo(f"    {kind}; {row['repo']}")
         for name, value in row["values"].items():
@@ -434,6 +440,7 @@ def lookup_row(match: LookupMatch, config: SiteConfig, out: Path) -> dict[str, A
         "exception": record.exception,
         "message": record.message,
         "exact": match.exact,
+        "weak": match.weak,
         "score": round(match.score, 3),
         "values": match.values,
         "url": url + (f"?{query}" if query else ""),
@@ -589,7 +596,12 @@ def drift_command(
         rows = [asdict(row) for row in report.rows]
         click.echo(
             json.dumps(
-                {"to": report.target, "records": rows, "updated": report.updated},
+                {
+                    "to": report.target,
+                    "records": rows,
+                    "updated": report.updated,
+                    "removed_snippets": report.removed_snippets,
+                },
                 indent=2,
                 ensure_ascii=False,
             )
@@ -599,6 +611,9 @@ def drift_command(
         if update:
             count = plural(len(report.updated), "record")
             click.echo(f"\nRe-pinned {count} to {report.target[:12]}.")
+            if report.removed_snippets:
+                unused = plural(len(report.removed_snippets), "snippet file")
+                click.echo(f"Deleted {unused} that no record uses any more.")
     if save:
         saved = save_drift(content, report)
         click.echo(f"Saved the statuses to {display_path(saved)}.", err=True)

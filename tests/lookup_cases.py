@@ -46,7 +46,12 @@ def load_cases() -> list[LookupCase]:
             for index, template in enumerate(raw["templates"])
         )
         matches = tuple(
-            {"id": f"t{m['template']}", "exact": m["exact"], "values": m.get("values", {})}
+            {
+                "id": f"t{m['template']}",
+                "exact": m["exact"],
+                "weak": m.get("weak", False),
+                "values": m.get("values", {}),
+            }
             for m in raw["matches"]
         )
         cases.append(LookupCase(raw["name"], templates, joined(raw["text"]), matches))
@@ -73,7 +78,7 @@ def python_matches(case: LookupCase) -> list[dict[str, Any]]:
     """What `errpages lookup` finds for a case, as the table states it."""
     matchers = compile_matchers([record(template) for template in case.templates])
     return [
-        {"id": m.record.id, "exact": m.exact, "values": m.values}
+        {"id": m.record.id, "exact": m.exact, "weak": m.weak, "values": m.values}
         for m in lookup(case.text, matchers, limit=100)
     ]
 
@@ -90,7 +95,8 @@ async ([source, cases, timeoutMs]) => {
           seconds: (performance.now() - started) / 1000,
           // Values as pairs: a copy as an object would drop a key named __proto__.
           matches: found.map((r) => ({
-            id: r.doc.id, exact: r.exact, values: Object.keys(r.values).map((k) => [k, r.values[k]])
+            id: r.doc.id, exact: r.exact, weak: r.weak,
+            values: Object.keys(r.values).map((k) => [k, r.values[k]])
           }))
         };
       });
@@ -156,7 +162,7 @@ def random_cases(seed: int, count: int) -> list[LookupCase]:
                 else part
                 for part in re_split_placeholders(chance.choice(templates)["message"])
             )
-            prefix = chance.choice(["", "ValueError: ", "x.ValueError:", "log: "])
+            prefix = chance.choice(["", "ValueError: ", "x.ValueError:", "log: ", "KeyError: '"])
             lines.append(prefix + filled + chance.choice(["", " ", pieces(VALUE_PIECES, 2)]))
         text = chance.choice(["\n", "\r\n", "\r", " "]).join(lines)
         cases.append(LookupCase(f"random {number}", templates, text, ()))

@@ -261,8 +261,20 @@ def test_a_raise_moved_to_another_file_is_moved_there_or_changed_when_reworded(
     )
     assert rows[gone]["status"] == "removed"
 
+    snippets = content / "snippets"
+    stale = snippets / "acme/proj/pkg/old.L1-3@0123456789.py"  # left by an older errpages
+    stale.write_text("---\nrepo: acme/proj\npath: pkg/old.py\n---\nx = 1\n")
+    other = snippets / "acme/other/pkg/old.L1-3@0123456789.py"  # another repository's
+    other.parent.mkdir(parents=True)
+    other.write_text(stale.read_text().replace("acme/proj", "acme/other"))
+    mine = snippets / "acme/proj/notes.py"  # not a pin's name: the author's own file
+    mine.write_text("---\nrepo: acme/proj\n---\n")
     report = drift_json(content, repo, "--update")
     assert report["updated"] == [rows[annotation]["id"]]
+    assert report["removed_snippets"] == [old_snippet, "acme/proj/pkg/old.L1-3@0123456789.py"]
+    assert other.is_file() and mine.is_file()
+    other.unlink()
+    mine.unlink()
     text = moved_record.read_text()
     source = yaml.safe_load(text)["source"]
     assert (source["path"], source["line"], source["commit"]) == (

@@ -258,3 +258,66 @@ def test_tests_are_left_out_unless_asked_for_and_path_names_a_folder_or_a_file(
         )
         assert result.exit_code == 1
         assert f"--path '{missing}' names nothing at commit" in result.stderr
+
+
+ADAPTERS = '''"""Transport adapters (the shape of requests' adapters.py)."""
+
+import os.path
+
+from urllib3.exceptions import (
+    InvalidHeader as _InvalidHeader,
+    LocationValueError,
+    MaxRetryError,
+)
+
+try:
+    from urllib3.contrib.socks import SOCKSProxyManager
+except ImportError:
+
+    def SOCKSProxyManager(*args, **kwargs):
+        raise InvalidSchema("Missing dependencies for SOCKS support.")
+
+
+DEFAULT_POOLBLOCK = False
+'''
+
+NOT_EXCEPTIONS = """import pytest
+
+
+def validate(value, error):
+    if value is None:
+        raise ValidationError.from_exception_data('Foobar', [])
+    if value == 1:
+        raise pytest.skip('not on this platform')
+    if value == 2:
+        raise error('the value is two')
+"""
+
+
+def test_scan_records_classes_and_whole_statements(tmp_path: Path, make_content) -> None:  # type: ignore[no-untyped-def]
+    repo = GitRepo(tmp_path / "project")
+    repo.write("requests/adapters.py", ADAPTERS)
+    repo.write("pkg/validate.py", NOT_EXCEPTIONS)
+    repo.commit("first")
+    content = make_content({})
+    summary = scan_json(repo, content)
+    records = {
+        data["message"]: data
+        for data in (yaml.safe_load(p.read_text()) for p in (content / "errors").rglob("*.yaml"))
+    }
+    assert {m: r["exception"] for m, r in records.items()} == {
+        "Missing dependencies for SOCKS support.": "InvalidSchema",
+        "Foobar": "ValidationError",
+    }
+    reasons = [(s["path"], s["line"], s["reason"]) for s in summary["skipped_sites"]]
+    assert reasons == [
+        ("pkg/validate.py", "8", "not an exception class (a CapWords name)"),
+        ("pkg/validate.py", "10", "not an exception class (a CapWords name)"),
+    ]
+    socks = records["Missing dependencies for SOCKS support."]["source"]["snippet_file"]
+    code = (content / "snippets" / socks).read_text().split("---\n", 2)[2]
+    # The function the raise is in, whole: not a window opening inside the import list.
+    assert code == (
+        "    def SOCKSProxyManager(*args, **kwargs):\n"
+        '        raise InvalidSchema("Missing dependencies for SOCKS support.")\n'
+    )

@@ -73,7 +73,10 @@ def test_placeholders_marked_and_named() -> None:
     message = "got {backend!r} at {0} for {cfg.mode:>8}, {{literal}} {d[k]}"
     assert placeholder_names(message) == ["backend", "0", "cfg", "d"]
     html = str(message_html("a <b> {backend!r} {{x}}"))
-    assert html == 'a &lt;b&gt; <var class="placeholder" data-name="backend">{backend!r}</var> {x}'
+    assert html == (
+        'a &lt;b&gt; <var class="placeholder" data-name="backend" data-conversion="r">'
+        "{backend!r}</var> {x}"
+    )
 
 
 @pytest.mark.parametrize(

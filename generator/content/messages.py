@@ -18,10 +18,12 @@ TOKEN_RE = re.compile(
 
 @dataclass(frozen=True)
 class MessagePart:
-    """A run of literal text, or a placeholder (`name` is its leading identifier)."""
+    """A run of literal text, or a placeholder (`name` is its leading identifier, `conversion`
+    its `!r`, `!s` or `!a` without the `!`)."""
 
     text: str
     name: str = ""
+    conversion: str = ""
 
     @property
     def is_placeholder(self) -> bool:
@@ -42,7 +44,7 @@ def message_parts(template: str) -> list[MessagePart]:
         if literal:
             parts.append(MessagePart(literal))
             literal = ""
-        parts.append(MessagePart(match.group(0), match.group(1)))
+        parts.append(MessagePart(match.group(0), match.group(1), (match.group(3) or "")[1:]))
     literal += template[last:]
     if literal:
         parts.append(MessagePart(literal))

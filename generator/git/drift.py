@@ -408,8 +408,7 @@ def repin(
     report: DriftReport,
 ) -> None:
     """Pin `same` and `moved` records to REV (never `changed` ones), then delete the snippet
-    files only they used."""
-    replaced = []
+    files of errpages' making that no record of these repositories uses any more."""
     for index, item in enumerate(wanted):
         record, match = item.record, matches.get(index)
         if match is None or rows[record.id].status not in ("same", "moved"):
@@ -429,9 +428,8 @@ def repin(
             )
             continue
         report.updated.append(record.id)
-        if record.source.snippet.file and record.source.snippet.file != pin.file_name():
-            replaced.append(record.source.snippet.file)
-    report.removed_snippets = remove_unused_snippets(content_root, replaced)
+    repos = {item.record.repo for item in wanted}
+    report.removed_snippets = remove_unused_snippets(content_root, repos)
 
 
 def save_drift(content_root: Path, report: DriftReport) -> Path:

@@ -102,10 +102,11 @@ def apply_pin(content_root: Path, record_file: Path, pin: Pin, force: bool) -> P
     return PinResult(record_file, snippet_path, pin, after != before)
 
 
-def remove_unused_snippets(content_root: Path, names: list[str]) -> list[str]:
-    """Delete these snippet files when no record uses them any more and errpages wrote them
-    (named and headed as a pin is); the names deleted."""
-    if not names:
+def remove_unused_snippets(content_root: Path, repos: set[str]) -> list[str]:
+    """Delete the snippet files of these repositories that no record uses any more and that
+    errpages wrote (named and headed as a pin is, not a link); the names deleted."""
+    folder = content_root / "snippets"
+    if not repos or not folder.is_dir():
         return []
     loaded, _ = load_content(content_root)
     used = set()
@@ -114,13 +115,14 @@ def remove_unused_snippets(content_root: Path, names: list[str]) -> list[str]:
         name = source.get("snippet_file") if isinstance(source, dict) else None
         if isinstance(name, str):
             used.add(normalise_snippet_name(name))
+    heads = tuple(f"---\nrepo: {repo}\n" for repo in sorted(repos))
     removed = []
-    for name in sorted(set(names) - used):
-        path = content_root / "snippets" / name
-        if normalise_snippet_name(name) != name or not PINNED_NAME_RE.fullmatch(path.name):
+    for path in sorted(folder.rglob("*")):
+        name = path.relative_to(folder).as_posix()
+        if name in used or not PINNED_NAME_RE.fullmatch(path.name) or path.is_symlink():
             continue
         try:
-            if path.is_symlink() or not path.read_text(encoding="utf-8").startswith("---\nrepo: "):
+            if not path.is_file() or not path.read_text(encoding="utf-8").startswith(heads):
                 continue
             path.unlink()
         except (OSError, UnicodeDecodeError):

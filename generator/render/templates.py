@@ -95,8 +95,10 @@ def make_environment(theme_dir: Path) -> Environment:
 def message_html(message: str) -> Markup:
     """Escape a message template and mark its `{placeholders}` so readers see what varies."""
     return Markup("").join(
-        Markup('<var class="placeholder" data-name="{}">{}</var>').format(
-            reveal_text(part.name), Markup(reveal_html(str(escape(part.text))))
+        Markup('<var class="placeholder" data-name="{}"{}>{}</var>').format(
+            reveal_text(part.name),
+            Markup(' data-conversion="r"') if part.conversion == "r" else "",
+            Markup(reveal_html(str(escape(part.text)))),
         )
         if part.is_placeholder
         else Markup(reveal_html(str(escape(part.text))))

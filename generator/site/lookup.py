@@ -13,10 +13,21 @@ cases of tests/lookup_cases.yaml hold both to them. Matching never backtracks:
   leading gap holds no colon (so it does not swallow `Exception: `), a trailing
   one runs to the end of its line. Placeholders side by side are one gap: the
   first takes it, the others get no value. A template with no literal text
-  matches nothing in full. Values are stripped of spaces.
+  matches nothing in full. Values are stripped of spaces; the value of a `!r`
+  placeholder that is a quoted string (`'mori'`) is the string (`mori`), as
+  `{name}` would show it, and the page shows it quoted again where the
+  template says `!r`.
+- Python prints a KeyError's message quoted (`KeyError: 'no item x'`): on a
+  line with `KeyError: ` (at its start or after a space or a dot), a quoted
+  rest of the line is read unquoted.
 - A full match scores by how much literal text it pinned down, more when
   `Exception:` stands right before it and more the later it appears (the last
-  exception of a chained traceback is the one raised).
+  exception of a chained traceback is the one raised). It is weak when it
+  pinned down fewer than MIN_EXACT_LITERAL characters of literal text and is
+  not the whole message of an `Exception: message` line naming the record's
+  exception: a template like `error` is in many texts by chance. A weak match
+  is not offered as exact, and ranks by its literal text alone, after the
+  partial matches.
 - Records with no full match can still match partly: most of their words
   appear in one `Exception: message` line (one of the last MAX_EXCEPTION_LINES).
 """
@@ -47,6 +58,8 @@ MAX_TEXT = 4_000_000
 MAX_EXCEPTION_LINES = 1000
 PARTIAL_THRESHOLD = 0.6
 EXACT_BASE = 1000.0
+MIN_EXACT_LITERAL = 10
+KEY_ERROR = "KeyError: "
 
 
 @dataclass(frozen=True)
@@ -60,6 +73,7 @@ class Matcher:
     record: RecordSummary
     literals: tuple[str, ...]
     gaps: tuple[tuple[str, ...], ...]
+    conversions: tuple[str, ...]  # of each gap's first placeholder
     literal_length: int
     required_words: frozenset[str]
     words: frozenset[str]
@@ -72,6 +86,7 @@ class LookupMatch:
     exact: bool
     values: dict[str, str] = field(default_factory=dict)
     matched_text: str = ""
+    weak: bool = False  # a full match of little literal text (see the module's docstring)
 
 
 @dataclass(frozen=True)
@@ -91,7 +106,7 @@ class Text:
             if text[start - 1] != "\n":
                 start = text.find("\n", start) + 1 or start
             text = text[start:]
-        lined = lined_text(text)
+        lined = unquoted_key_errors(lined_text(text))
         flat = lined.replace("\n", " ")
         return cls(lined, flat, lined.replace(":", "\n"), frozenset(WORD_RE.findall(lined)))
 
@@ -102,6 +117,36 @@ def lined_text(text: str) -> str:
     return LINE_BREAKS_RE.sub("\n", text.replace(" \n", "\n").replace("\n ", "\n"))
 
 
+def unquoted_key_errors(lined: str) -> str:
+    """Each line's `KeyError: '…'` as `KeyError: …`: the message as the record has it."""
+    if KEY_ERROR not in lined:
+        return lined
+    lines = lined.split("\n")
+    for index, line in enumerate(lines):
+        at = line.find(KEY_ERROR)
+        if at < 0 or (at > 0 and line[at - 1] not in " ."):
+            continue
+        head = at + len(KEY_ERROR)
+        inner = unquoted(line[head:])
+        if inner is not None:
+            lines[index] = line[:head] + inner
+    return "\n".join(lines)
+
+
+def unquoted(text: str) -> str | None:
+    """The string a quoted Python string literal (`'a\\'b'`) stands for; None for other text.
+    Only the escapes of a quote and of a backslash are read; others stay as they are."""
+    if len(text) < 2 or text[0] not in "'\"" or text[-1] != text[0]:
+        return None
+    result, index, end = [], 1, len(text) - 1
+    while index < end:
+        if text[index] == "\\" and index + 1 < end and text[index + 1] in "\\'\"":
+            index += 1
+        result.append(text[index])
+        index += 1
+    return "".join(result)
+
+
 def words(text: str) -> frozenset[str]:
     return frozenset(w.lower() for w in WORD_RE.findall(text))
 
@@ -110,27 +155,33 @@ def compile_matcher(record: RecordSummary) -> Matcher:
     """Split a record's message template into literal runs and the gaps between them."""
     literals: list[str] = []
     gaps: list[tuple[str, ...]] = []
+    conversions: list[str] = []
     gap: list[str] = []
+    conversion = ""
     required: set[str] = set()
     template = lined_text(record.message.replace("\r", "\n")).replace("\n", " ").strip(" ")
     for part in message_parts(template):
         if part.is_placeholder:
+            conversion = conversion if gap else part.conversion
             gap.append(part.name)
             continue
         literal = part.text
         literals.append(literal)
         gaps.append(tuple(gap))
-        gap = []
+        conversions.append(conversion)
+        gap, conversion = [], ""
         # A word inside the run (not at its edge, where text of a placeholder may join
         # it) is a whole word of any text the template matches.
         required.update(
             m.group() for m in WORD_RE.finditer(literal) if m.start() > 0 and m.end() < len(literal)
         )
     gaps.append(tuple(gap))
+    conversions.append(conversion)
     return Matcher(
         record=record,
         literals=tuple(literals),
         gaps=tuple(gaps),
+        conversions=tuple(conversions),
         literal_length=sum(len(literal.replace(" ", "")) for literal in literals),
         required_words=frozenset(required),
         words=words(" ".join(literals)),
@@ -198,12 +249,15 @@ def exact_match(matcher: Matcher, text: Text) -> LookupMatch | None:
                 begin += 1
             if begin == first:
                 continue
-        score = EXACT_BASE + matcher.literal_length
-        score += 200 if named_before(flat, begin, matcher.record.exception) else 0
+        named = named_before(flat, begin, matcher.record.exception)
+        whole_line = named and (end == len(lined) or lined[end] == "\n")
+        weak = matcher.literal_length < MIN_EXACT_LITERAL and not whole_line
+        score = float(matcher.literal_length) if weak else EXACT_BASE + matcher.literal_length
+        score += 200 if named and not weak else 0
         score += begin / max(len(flat), 1)  # later wins ties: the raised one is last
         if best is None or score > best.score:
             values = placeholder_values(matcher, flat, begin, starts, end)
-            best = LookupMatch(matcher.record, score, True, values, flat[begin:end])
+            best = LookupMatch(matcher.record, score, not weak, values, flat[begin:end], weak)
         floor = end
         search = max(search, end + need(gaps[0]))
     return best
@@ -228,12 +282,16 @@ def named_before(flat: str, start: int, exception: str) -> bool:
 def placeholder_values(
     matcher: Matcher, flat: str, begin: int, starts: list[int], end: int
 ) -> dict[str, str]:
-    """What each gap's first placeholder stood for; a name used twice keeps its first value."""
+    """What each gap's first placeholder stood for (a `!r` one's quoted string unquoted); a
+    name used twice keeps its first value."""
     ends = [start + len(literal) for start, literal in zip(starts, matcher.literals, strict=True)]
     values: dict[str, str] = {}
-    for names, gap_start, gap_end in zip(matcher.gaps, [begin, *ends], [*starts, end], strict=True):
-        if names:
-            values.setdefault(names[0], flat[gap_start:gap_end].strip(" "))
+    gaps = zip(matcher.gaps, matcher.conversions, [begin, *ends], [*starts, end], strict=True)
+    for names, conversion, gap_start, gap_end in gaps:
+        if names and names[0] not in values:
+            value = flat[gap_start:gap_end].strip(" ")
+            string = unquoted(value) if conversion == "r" else None
+            values[names[0]] = value if string is None else string
     return values
 
 

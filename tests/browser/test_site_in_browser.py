@@ -82,15 +82,13 @@ def test_pasted_traceback_finds_the_error_and_fills_the_value(
     tab.goto(site_root + "search/index.html")
     tab.fill("#traceback", TRACEBACK)
     first = tab.locator("#results li").first
-    expect(first.locator(".why")).to_have_text("Matches the pasted text: backend = 'mori'")
+    expect(first.locator(".why")).to_have_text("Matches the pasted text: backend = mori")
     link = first.locator("a.result-link")
-    expect(link).to_have_attribute(
-        "href", "../errors/b0e9a9c158a0b982/index.html?backend=%27mori%27"
-    )
+    expect(link).to_have_attribute("href", "../errors/b0e9a9c158a0b982/index.html?backend=mori")
     link.click()
-    expect(tab).to_have_url(re.compile(re.escape(DCP_ERROR) + r"\?backend=%27mori%27$"))
+    expect(tab).to_have_url(re.compile(re.escape(DCP_ERROR) + r"\?backend=mori$"))
     value = tab.locator(".message-text var.placeholder")
-    expect(value).to_have_text("'mori'")
+    expect(value).to_have_text("'mori'")  # {backend!r}: quoted, as Python shows it
     expect(value).to_have_class(re.compile("filled"))
     expect(tab.locator("#filled-note")).to_be_visible()
 
@@ -304,4 +302,35 @@ def test_hostile_links_do_not_freeze_the_search_page(
     for key, text in links.items():
         tab.goto(f"{(site / 'search' / 'index.html').as_uri()}?{urlencode({key: text})}")
         expect(tab.locator("#search-status")).to_contain_text(re.compile("matches|match “"))
+    context.close()
+
+
+def test_a_value_is_shown_as_the_template_converts_it(
+    browser: Browser, make_content: Callable[[dict[str, str]], Path], tmp_path: Path
+) -> None:
+    """One value for `{url!r}` and `{url}`: quoted where the template says `!r` only; and the
+    lookup of a traceback links to the page with the value unquoted."""
+    from tests.conftest import run_cli, valid_record
+
+    message = '"Invalid URL {url!r}: No scheme supplied. Perhaps you meant https://{url}?"'
+    content = make_content({"errors/url.yaml": valid_record("00000000000000c1", message)})
+    site = tmp_path / "site"
+    assert run_cli("build", "--content", str(content), "--out", str(site)).exit_code == 0
+    context = browser.new_context()
+    tab = context.new_page()
+    page = site / "errors" / "00000000000000c1" / "index.html"
+    for query, shown in (
+        ("url=foo", "Invalid URL 'foo': No scheme supplied. Perhaps you meant https://foo?"),
+        ("url=it%27s", "Invalid URL \"it's\": No scheme supplied. Perhaps you meant https://it's?"),
+        (
+            "url=%27foo%27",
+            "Invalid URL 'foo': No scheme supplied. Perhaps you meant https://'foo'?",
+        ),
+    ):
+        tab.goto(f"{page.as_uri()}?{query}")
+        expect(tab.locator(".message-text").first).to_have_text(shown)
+    traceback = "ValueError: Invalid URL 'foo': No scheme supplied. Perhaps you meant https://foo?"
+    tab.goto(f"{(site / 'search' / 'index.html').as_uri()}?{urlencode({'tb': traceback})}")
+    link = tab.locator("#results a.result-link").first
+    expect(link).to_have_attribute("href", re.compile(r"00000000000000c1/index\.html\?url=foo$"))
     context.close()

@@ -21,11 +21,47 @@
   var MAX_EXCEPTION_LINES = 1000;
   var PARTIAL_THRESHOLD = 0.6;
   var EXACT_BASE = 1000;
+  var MIN_EXACT_LITERAL = 10;
+  var KEY_ERROR = "KeyError: ";
 
   /* Every run of white space as one space, or one line break when it holds one. */
   function linedText(text) {
     text = text.replace(WHITESPACE_RE, " ").replace(SPACES_RE, " ");
     return text.replace(/ \n/g, "\n").replace(/\n /g, "\n").replace(LINE_BREAKS_RE, "\n");
+  }
+
+  /* The string a quoted Python string literal stands for; null for other text. Only the
+   * escapes of a quote and of a backslash are read; others stay as they are. */
+  function unquoted(text) {
+    var quote = text[0];
+    if (text.length < 2 || (quote !== "'" && quote !== '"') || text[text.length - 1] !== quote) {
+      return null;
+    }
+    var result = "";
+    var end = text.length - 1;
+    for (var index = 1; index < end; index++) {
+      if (text[index] === "\\" && index + 1 < end && "\\'\"".indexOf(text[index + 1]) >= 0) {
+        index++;
+      }
+      result += text[index];
+    }
+    return result;
+  }
+
+  /* Each line's "KeyError: '…'" as "KeyError: …": the message as the record has it. */
+  function unquotedKeyErrors(lined) {
+    if (lined.indexOf(KEY_ERROR) < 0) {
+      return lined;
+    }
+    return lined.split("\n").map(function (line) {
+      var at = line.indexOf(KEY_ERROR);
+      if (at < 0 || (at > 0 && line[at - 1] !== " " && line[at - 1] !== ".")) {
+        return line;
+      }
+      var head = at + KEY_ERROR.length;
+      var inner = unquoted(line.slice(head));
+      return inner === null ? line : line.slice(0, head) + inner;
+    }).join("\n");
   }
 
   function wordsOf(text) {
@@ -50,7 +86,7 @@
       }
       text = text.slice(start);
     }
-    var lined = linedText(text);
+    var lined = unquotedKeyErrors(linedText(text));
     return { lined: lined, flat: lined.replace(/\n/g, " "), words: new Set(lined.match(WORD_RE) || []) };
   }
 
@@ -71,7 +107,7 @@
         parts.push({ text: literal, name: "" });
         literal = "";
       }
-      parts.push({ text: found[0], name: found[1] });
+      parts.push({ text: found[0], name: found[1], conversion: (found[3] || "").slice(1) });
     }
     literal += template.slice(last);
     if (literal) {
@@ -85,17 +121,22 @@
     var template = stripSpaces(linedText(doc.message.replace(/\r/g, "\n")).replace(/\n/g, " "));
     var literals = [];
     var gaps = [];
+    var conversions = [];
     var gap = [];
+    var conversion = "";
     var required = [];
     messageParts(template).forEach(function (part) {
       if (part.name) {
+        conversion = gap.length ? conversion : part.conversion;
         gap.push(part.name);
         return;
       }
       var literal = part.text;
       literals.push(literal);
       gaps.push(gap);
+      conversions.push(conversion);
       gap = [];
+      conversion = "";
       var found;
       WORD_RE.lastIndex = 0;
       while ((found = WORD_RE.exec(literal)) !== null) {
@@ -105,10 +146,12 @@
       }
     });
     gaps.push(gap);
+    conversions.push(conversion);
     return {
       doc: doc,
       literals: literals,
       gaps: gaps,
+      conversions: conversions,
       literalLength: Array.from(literals.join("").replace(/ /g, "")).length,  // code points, as in Python
       requiredWords: required,
       words: wordsOf(literals.join(" "))
@@ -143,7 +186,8 @@
       (head === 0 || flat[head - 1] === " " || flat[head - 1] === ".");
   }
 
-  /* What each gap's first placeholder stood for; a name used twice keeps its first value. */
+  /* What each gap's first placeholder stood for (a !r one's quoted string unquoted); a name
+   * used twice keeps its first value. */
   function placeholderValues(matcher, flat, begin, starts, end) {
     var values = Object.create(null);
     matcher.gaps.forEach(function (names, index) {
@@ -152,7 +196,9 @@
       }
       var gapStart = index === 0 ? begin : starts[index - 1] + matcher.literals[index - 1].length;
       var gapEnd = index < starts.length ? starts[index] : end;
-      values[names[0]] = stripSpaces(flat.slice(gapStart, gapEnd));
+      var value = stripSpaces(flat.slice(gapStart, gapEnd));
+      var string = matcher.conversions[index] === "r" ? unquoted(value) : null;
+      values[names[0]] = string === null ? value : string;
     });
     return values;
   }
@@ -221,11 +267,14 @@
           continue;
         }
       }
-      var score = EXACT_BASE + matcher.literalLength;
-      score += namedBefore(flat, begin, matcher.doc.exception) ? 200 : 0;
+      var named = namedBefore(flat, begin, matcher.doc.exception);
+      var wholeLine = named && (end === lined.length || lined[end] === "\n");
+      var weak = matcher.literalLength < MIN_EXACT_LITERAL && !wholeLine;
+      var score = weak ? matcher.literalLength : EXACT_BASE + matcher.literalLength;
+      score += named && !weak ? 200 : 0;
       score += begin / Math.max(flat.length, 1);  // later wins ties: the raised one is last
       if (!best || score > best.score) {
-        best = { doc: matcher.doc, score: score, exact: true, partial: false,
+        best = { doc: matcher.doc, score: score, exact: !weak, partial: false, weak: weak,
           values: placeholderValues(matcher, flat, begin, starts, end) };
       }
       floor = end;
@@ -263,7 +312,8 @@
       var sameType = line.exception.split(".").pop() === matcher.doc.exception;
       var score = fraction * 100 + (sameType ? 20 : 0);
       if (!best || score > best.score) {
-        best = { doc: matcher.doc, score: score, exact: false, partial: true, values: Object.create(null) };
+        best = { doc: matcher.doc, score: score, exact: false, partial: true, weak: false,
+          values: Object.create(null) };
       }
     });
     return best;

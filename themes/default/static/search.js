@@ -176,7 +176,7 @@
       var score = result.score + boost;
       if (!previous || score > previous.score) {
         byDoc.set(result.doc.index, { doc: result.doc, score: score, exact: result.exact,
-          partial: result.partial, values: result.values });
+          partial: result.partial, weak: result.weak, values: result.values });
       }
     }
     if (pasted.trim()) {
@@ -270,7 +270,7 @@
       }
       item.appendChild(link);
       item.appendChild(meta);
-      if (result.exact || result.partial) {
+      if (result.exact || result.partial || result.weak) {
         var why = document.createElement("span");
         why.className = "why";
         var names = Object.keys(result.values || {});
@@ -278,7 +278,9 @@
           ? "Matches the pasted text" + (names.length ? ": " + names.map(function (n) {
             return n + " = " + reveal(result.values[n]);
           }).join(", ") : "")
-          : "Close match: the message may have changed since this page was written";
+          : result.weak
+            ? "Weak match: little of this message is fixed text, so it may be in the text by chance"
+            : "Close match: the message may have changed since this page was written";
         item.appendChild(why);
       }
       results.appendChild(item);

@@ -82,6 +82,18 @@
     });
   }
 
+  /* A value as Python's repr() shows it: a string quoted, unless it is quoted already or
+   * reads as a number, None, True, False or a container (which repr() shows as they are). */
+  function pythonRepr(value) {
+    if (/^(-?[0-9][0-9_.eE+-]*|None|True|False)$/.test(value) || /^[[({<]/.test(value) ||
+        (value.length > 1 && (value[0] === "'" || value[0] === '"') && value[value.length - 1] === value[0])) {
+      return value;
+    }
+    var quote = value.indexOf("'") >= 0 && value.indexOf('"') < 0 ? '"' : "'";
+    var escaped = value.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/\r/g, "\\r").replace(/\t/g, "\\t");
+    return quote + (quote === "'" ? escaped.replace(/'/g, "\\'") : escaped) + quote;
+  }
+
   /* Show the reader's own values in the message: errors/<id>/?backend=mori. */
   function fillPlaceholders() {
     if (!location.search || typeof URLSearchParams === "undefined") {
@@ -95,7 +107,8 @@
       if (!params.has(name)) {
         return;
       }
-      var value = reveal(params.get(name).slice(0, MAX_VALUE_LENGTH));
+      var value = params.get(name).slice(0, MAX_VALUE_LENGTH);
+      value = reveal(node.getAttribute("data-conversion") === "r" ? pythonRepr(value) : value);
       node.setAttribute("title", node.textContent + " (value from the link)");
       node.textContent = value;
       node.classList.add("filled");
