@@ -143,23 +143,38 @@ def test_only_exception_classes_raise_and_messages_are_followed_into_variables()
         "    raise errors.ConfigError(code='x', message='the config is wrong')\n"
         "    raise exc\n"
         "def g(flag):\n"
-        "    msg = 'one'\n"
         "    if flag:\n"
-        "        msg = 'two'\n"
+        "        msg = 'the flag is set'\n"
+        "    else:\n"
+        "        msg = 'the flag is not set'\n"
         "    raise ValueError(msg)\n"
+        "def h(names):\n"
+        "    msg = 'bad names:'\n"
+        "    msg += ', '.join(names)\n"
+        "    raise ValueError(msg)\n"
+        "def k(url, key):\n"
+        "    if not url:\n"
+        "        error = f'Invalid URL {url!r}'\n"
+        "        raise InvalidURL(error)\n"
+        "    error = f'Invalid URL component {key!r}'\n"
+        "    raise InvalidURL(error)\n"
     )
     sites, skipped = scan_source(source)
     assert [(s.line, s.exception, s.template) for s in sites] == [
         (4, "ValueError", "bad value {value!r} here"),
         (5, "ValidationError", "Foobar"),
         (9, "ConfigError", "the config is wrong"),
+        (16, "ValueError", "the flag is set"),  # one raise, two messages
+        (16, "ValueError", "the flag is not set"),
+        (24, "InvalidURL", "Invalid URL {url!r}"),
+        (26, "InvalidURL", "Invalid URL component {key!r}"),  # not the first one again
     ]
     assert [(s.line, s.reason) for s in skipped] == [
         (6, "not an exception class (a CapWords name)"),
         (7, "not an exception class (a CapWords name)"),
         (8, "message has no literal text"),
         (10, "exc raised without a message"),
-        (15, "message is not built from string literals"),  # `msg` is bound twice
+        (20, "message is not built from string literals"),  # `msg` is not only assigned
     ]
 
 

@@ -54,7 +54,9 @@ from generator.site.model import Record
 # How alike two messages must be for a raise to count as the record's, reworded: the share
 # of their words (and placeholders, and punctuation) that they have in common, in order
 # (difflib's ratio over the words); in the record's own file, and in another file of the
-# commit, where many more raises could look alike by chance.
+# commit, where many more raises could look alike by chance: there a reworded message also
+# keeps the record's longest word (`fraction` in "Input is not a valid fraction", which
+# "Input is not a valid path" elsewhere does not).
 CHANGED_SIMILARITY = 0.6
 CHANGED_SIMILARITY_ELSEWHERE = 0.75
 PYTHON_SUFFIXES = (".py", ".pyi")
@@ -204,7 +206,16 @@ class Wanted:
     record: Record
     path: str | None  # its file at REV (followed through a rename), if it is there
     message: str  # canonical template
-    words: tuple[str, ...]
+    words: tuple[str, ...]  # its words, for `similarity`
+    keyword: str | None  # its longest word: a message reworded elsewhere still has it
+
+    @classmethod
+    def of(cls, record: Record, path: str | None) -> Wanted:
+        message = canonical(record.message)
+        longest = sorted(WORD_RE.findall(message), key=lambda word: (-len(word), word))
+        return cls(
+            record, path, message, tuple(TOKEN_RE.findall(message)), next(iter(longest), None)
+        )
 
 
 def candidates(
@@ -224,7 +235,8 @@ def candidates(
                 tier, ratio = (0 if same_exception(record.exception, site.exception) else 1), 1.0
             else:
                 tier, ratio = 2, similarity(wanted.words, words, floor)
-                if ratio < floor:
+                kept = place == 0 or wanted.keyword is None or wanted.keyword in words
+                if ratio < floor or not kept:
                     continue
             distance = abs(site.line - record.source.line) if place == 0 else 0
             rank = (tier, place, -ratio, distance, path, site.line)
@@ -261,11 +273,12 @@ def other_files(code: Code, target: str, wanted: Wanted, exact: bool) -> list[st
 
 
 def assign(
-    pairs: list[Candidate], chosen: dict[int, Candidate], taken: set[tuple[str, int]]
+    pairs: list[Candidate], chosen: dict[int, Candidate], taken: set[tuple[str, int, str]]
 ) -> None:
-    """One raise to one record, best match first."""
+    """One raise to one record, best match first (a raise of a message held in a variable
+    assigned in two branches is two raises, one per message)."""
     for pair in sorted(pairs, key=lambda pair: pair.rank):
-        spot = (pair.path, pair.site.line)
+        spot = (pair.path, pair.site.line, pair.site.template)
         if pair.record not in chosen and spot not in taken:
             chosen[pair.record] = pair
             taken.add(spot)
@@ -276,7 +289,7 @@ def match_raises(code: Code, target: str, wanted: list[Wanted]) -> dict[int, Can
     in the record's own file; for the records left, the very message in another file; for
     those still left, a message alike enough, in its file first."""
     chosen: dict[int, Candidate] = {}
-    taken: set[tuple[str, int]] = set()
+    taken: set[tuple[str, int, str]] = set()
     own = [[w.path] if w.path is not None else [] for w in wanted]
 
     def look(where: Callable[[int, Wanted, bool], list[str]], exact: bool) -> None:
@@ -386,8 +399,7 @@ def run_drift(
             path: str | None = record.source.path
             if not code.exists(target, record.source.path):
                 path = code.renamed(commit, target, record.source.path)
-            message = canonical(record.message)
-            wanted.append(Wanted(record, path, message, tuple(TOKEN_RE.findall(message))))
+            wanted.append(Wanted.of(record, path))
         matches = match_raises(code, target, wanted)
         for index, item in enumerate(wanted):
             row = matched_row(pinned_row(item.record), item.record, matches.get(index), target)

@@ -279,20 +279,23 @@ def local_assignments(scope: ast.AST) -> dict[str, list[ast.stmt]]:
     return found
 
 
-def assigned_message(
-    name: ast.Name, scope: dict[str, list[ast.stmt]], line: int
-) -> ast.expr | None:
-    """The value of `name = …` when that is the one binding of the name in its function and
-    comes before the raise (`msg = f"…"; raise X(msg)`); else None."""
-    bindings = scope.get(name.id, [])
-    if len(bindings) != 1:
-        return None
-    statement = bindings[0]
-    if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.lineno < line:
+def assigned_messages(
+    name: ast.Name, scope: dict[str, list[ast.stmt]], after: int, line: int
+) -> list[ast.expr]:
+    """The values `name = …` gives the name between lines `after` and `line` (the raise),
+    when every binding of the name in its function is such a plain assignment: `msg = f"…"`
+    (or one in each branch of an `if`), then `raise X(msg)`; else none. `after`: the last
+    raise of the same variable before this one, which the bindings before it were for."""
+    values = []
+    for statement in sorted(scope.get(name.id, []), key=lambda statement: statement.lineno):
+        if not isinstance(statement, (ast.Assign, ast.AnnAssign)):
+            return []
         targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-        if len(targets) == 1 and isinstance(targets[0], ast.Name):
-            return statement.value
-    return None
+        if len(targets) != 1 or not isinstance(targets[0], ast.Name) or statement.value is None:
+            return []
+        if after < statement.lineno < line:
+            values.append(statement.value)
+    return values
 
 
 def inner_bodies(node: ast.stmt) -> list[list[ast.stmt]]:
@@ -322,6 +325,7 @@ class _Scanner:
         self.functions: list[tuple[int, int]] = []
         self.scope: ast.AST = ast.Module([], [])  # the function (or module) of the raise at hand
         self.assignments: dict[int, dict[str, list[ast.stmt]]] = {}
+        self.raised: dict[tuple[int, str], int] = {}  # the last raise of a variable, by scope
 
     def scan(self, statements: list[ast.stmt], scope: ast.AST) -> None:
         self.bodies.append(tuple(map(statement_span, statements)))
@@ -341,14 +345,16 @@ class _Scanner:
                 self.functions.pop()
         self.bodies.pop()
 
-    def message_of(self, message: ast.expr, line: int) -> ast.expr:
-        """The message expression, or what a plain variable holding it was assigned."""
+    def messages_of(self, message: ast.expr, line: int) -> list[ast.expr]:
+        """The message expression, or the values a plain variable holding it was assigned."""
         if not isinstance(message, ast.Name):
-            return message
+            return [message]
         scope = self.scope
         if id(scope) not in self.assignments:
             self.assignments[id(scope)] = local_assignments(scope)
-        return assigned_message(message, self.assignments[id(scope)], line) or message
+        after = self.raised.get((id(scope), message.id), 0)
+        self.raised[id(scope), message.id] = line
+        return assigned_messages(message, self.assignments[id(scope)], after, line) or [message]
 
     def visit_raise(self, node: ast.Raise) -> None:
         if node.exc is None:
@@ -375,28 +381,34 @@ class _Scanner:
         self.add(node, "AssertionError", node.msg)
 
     def add(self, node: ast.stmt, exception: str, message: ast.expr) -> None:
-        expression = self.message_of(message, node.lineno)
-        template = template_of(expression, _Names())
-        if exception in self.message_arguments and isinstance(expression, ast.Constant):
-            # A class named in the settings fills its message's {fields} in itself.
-            filled = ast.Call(ast.Name("str"), [], [])
-            template = format_template(str(expression.value), filled, _Names()) or template
-        if template is None:
-            self.skipped.append(Skipped(node.lineno, "message is not built from string literals"))
-            return
-        if not canonical(template).replace("{}", "").strip():
-            self.skipped.append(Skipped(node.lineno, "message has no literal text"))
-            return
-        self.sites.append(
-            RaiseSite(
-                line=node.lineno,
-                end_line=node.end_lineno or node.lineno,
-                exception=exception,
-                template=template,
-                bodies=tuple(reversed(self.bodies)),
-                function=self.functions[-1] if self.functions else None,
+        """A raise site for each message the statement can raise (a variable assigned in
+        two branches: two), or the reason it is skipped."""
+        reason, templates = "", []
+        for expression in self.messages_of(message, node.lineno):
+            template = template_of(expression, _Names())
+            if exception in self.message_arguments and isinstance(expression, ast.Constant):
+                # A class named in the settings fills its message's {fields} in itself.
+                filled = ast.Call(ast.Name("str"), [], [])
+                template = format_template(str(expression.value), filled, _Names()) or template
+            if template is None:
+                reason = reason or "message is not built from string literals"
+            elif not canonical(template).replace("{}", "").strip():
+                reason = reason or "message has no literal text"
+            elif template not in templates:
+                templates.append(template)
+        if not templates:
+            self.skipped.append(Skipped(node.lineno, reason))
+        for template in templates:
+            self.sites.append(
+                RaiseSite(
+                    line=node.lineno,
+                    end_line=node.end_lineno or node.lineno,
+                    exception=exception,
+                    template=template,
+                    bodies=tuple(reversed(self.bodies)),
+                    function=self.functions[-1] if self.functions else None,
+                )
             )
-        )
 
 
 def message_argument(call: ast.Call, where: int | str | None) -> ast.expr | None:
