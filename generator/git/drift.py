@@ -191,12 +191,20 @@ def check_pinned(code: Code, record: Record, commit: str) -> str:
 
 @dataclass(frozen=True)
 class Candidate:
-    """A raise at REV that may be a record's, and how good a match it is (lower is better)."""
+    """A raise at REV that may be a record's, and how good a match it is."""
 
     record: int  # index of the record
     path: str
     site: RaiseSite
-    rank: tuple[int, int, float, int, str, int]
+    tier: int  # 0: the same message and class; 1: the same message; 2: a message alike
+    elsewhere: bool  # in another file than the record's
+    ratio: float  # how alike the messages are (1.0: the same)
+    distance: int  # lines from where the record was (in its own file)
+
+    @property
+    def rank(self) -> tuple[int, bool, float, int, str, int]:
+        """Lower is better."""
+        return (self.tier, self.elsewhere, -self.ratio, self.distance, self.path, self.site.line)
 
 
 @dataclass(frozen=True)
@@ -239,8 +247,7 @@ def candidates(
                 if ratio < floor or not kept:
                     continue
             distance = abs(site.line - record.source.line) if place == 0 else 0
-            rank = (tier, place, -ratio, distance, path, site.line)
-            found.append(Candidate(index, path, site, rank))
+            found.append(Candidate(index, path, site, tier, place == 1, ratio, distance))
     return found
 
 
@@ -292,16 +299,14 @@ def match_raises(code: Code, target: str, wanted: list[Wanted]) -> dict[int, Can
     taken: set[tuple[str, int, str]] = set()
     own = [[w.path] if w.path is not None else [] for w in wanted]
 
-    def look(where: Callable[[int, Wanted, bool], list[str]], exact: bool) -> None:
+    def look(paths: Callable[[int, Wanted], list[str]], exact: bool) -> None:
         left = [(i, w) for i, w in enumerate(wanted) if i not in chosen]
-        pairs = [
-            p for i, w in left for p in candidates(code, target, i, w, where(i, w, exact), exact)
-        ]
+        pairs = [p for i, w in left for p in candidates(code, target, i, w, paths(i, w), exact)]
         assign(pairs, chosen, taken)
 
-    look(lambda i, _w, _exact: own[i], True)
-    look(lambda _i, w, exact: other_files(code, target, w, exact), True)
-    look(lambda i, w, exact: own[i] + other_files(code, target, w, exact), False)
+    look(lambda i, w: own[i], exact=True)
+    look(lambda i, w: other_files(code, target, w, exact=True), exact=True)
+    look(lambda i, w: own[i] + other_files(code, target, w, exact=False), exact=False)
     return chosen
 
 
@@ -323,10 +328,9 @@ def matched_row(row: DriftRow, record: Record, match: Candidate | None, target: 
     """The row for a record found (or not) at REV."""
     if match is None:
         return replace_row(row, "removed", detail="nothing in the commit raises this message")
-    site, path = match.site, match.path
+    site, path, tier = match.site, match.path, match.tier
     now = f"{path}:{site.line}@{target[:10]}"
-    tier, place = match.rank[0], match.rank[1]
-    elsewhere = place == 1 and path != record.source.path
+    elsewhere = match.elsewhere and path != record.source.path
     if tier == 0:
         if path == record.source.path and site.line == record.source.line:
             return replace_row(row, "same", now=now)
