@@ -684,8 +684,10 @@ def listing_files(
     def errors_index_bytes() -> bytes:
         return errors_index(site, entry).content
 
+    labels = site.links.labels
+
     def search_index_bytes() -> bytes:
-        return search_files(records, words)[0].content
+        return search_files(records, words, labels)[0].content
 
     def sitemap_bytes() -> bytes:
         return sitemap_xml(site).encode()
@@ -693,7 +695,8 @@ def listing_files(
     index = (config, tuple(map(entry, records)))
     searched = (
         tuple(
-            (r.id, r.repo, r.kind, r.exception, r.message, r.title, r.source_path) for r in records
+            (r.id, r.repo, r.kind, r.exception, r.message, labels[r.id], r.source_path)
+            for r in records
         ),
         tuple((r.tags, r.retired, words[r.id]) for r in records),
     )

@@ -548,7 +548,8 @@ def test_a_cache_of_the_wrong_types_is_not_used(part: str, make_content, tmp_pat
     import sqlite3
 
     related = valid_record("00000000000000b2", "other widget") + "related: ['0123456789abcdef']\n"
-    other = valid_record("00000000000000c3", "third widget")
+    # In a file of its own: a's neighbour in widgets/core.py would show a's new title too.
+    other = valid_record("00000000000000c3", "third widget").replace("core.py", "other.py")
     content = make_content(
         {"errors/a.yaml": valid_record(), "errors/b.yaml": related, "errors/c.yaml": other}
     )

@@ -18,6 +18,7 @@ from generator.content.schema import RECORD_KEYS
 from generator.outputs.search import search_files
 from generator.render.reveal import reveal_text
 from generator.render.templates import make_environment, render_error_page
+from generator.site.links import distinct_labels
 from generator.site.model import ErrorLinks, Record, RecordSummary, SiteConfig, Snippet, Source
 from tests.conftest import REPO_ROOT, valid_record
 
@@ -268,7 +269,9 @@ def test_the_search_index_script_reads_back_as_its_errors(
     if len(set(ids)) < len(ids):
         return  # (a site has one error per id)
     records = tuple(summary for summary, _ in site)
-    script = search_files(records, {summary.id: words for summary, words in site})[0].content
+    labels = distinct_labels(records)
+    words = {summary.id: words for summary, words in site}
+    script = search_files(records, words, labels)[0].content
     text = script.decode()
     prefix, suffix = "window.ERRPAGES_SEARCH = JSON.parse('", "');\n"
     assert text.startswith(prefix) and text.endswith(suffix)
@@ -280,6 +283,7 @@ def test_the_search_index_script_reads_back_as_its_errors(
     assert [doc[0] for doc in docs] == ids
     for doc, summary in zip(docs, records, strict=True):
         assert doc[4] == summary.message
-        assert doc[5] == (summary.title if summary.title != summary.message else "")
+        label = labels[summary.id]
+        assert doc[5] == (label if label != summary.message else "")
         assert doc[7] == list(summary.tags)
         assert index["strings"][doc[1]] == summary.repo

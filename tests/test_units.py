@@ -170,3 +170,31 @@ def test_a_listed_record_reads_the_full_record_only_for_what_its_summary_lacks()
     assert listed.source == record.source and repr(listed.source) == repr(record.source)
     with pytest.raises(AttributeError):
         _ = listed.no_such_field
+
+
+@pytest.mark.parametrize(
+    ("by", "footer"),
+    [
+        ("AI-assisted", "AI-assisted analysis of a/b@abcdef1 (2026-01-02)."),
+        ("Jane Doe", "Analysis of a/b@abcdef1 by Jane Doe (2026-01-02)."),
+        ("", "Analysis of a/b@abcdef1 (2026-01-02)."),
+    ],
+)
+def test_the_footer_says_who_or_how_an_error_was_analysed(by: str, footer: str) -> None:
+    from bs4 import BeautifulSoup
+
+    from generator.render.templates import make_environment, render_error_page
+    from generator.site.model import Analysis, ErrorLinks, Record, SiteConfig, Snippet, Source
+    from tests.conftest import REPO_ROOT
+
+    record = Record(
+        id="00000000000000aa", repo="a/b", kind="error", exception="ValueError",
+        message="bad", title="bad", meaning="m", solutions=("s",), file="x.yaml",
+        source=Source("x.py", 1, "abcdef1", Snippet("raise X()", 1, "python")),
+        analysis=Analysis(by, "2026-01-02"),
+    )  # fmt: skip
+    env = make_environment(REPO_ROOT / "themes" / "default")
+    html = render_error_page(env, record, ErrorLinks((), ()), SiteConfig())
+    text = BeautifulSoup(html, "html.parser").select_one(".analysis")
+    assert text is not None
+    assert " ".join(text.get_text().split()).startswith(footer)

@@ -27,7 +27,6 @@ from generator.render.templates import (
     render_redirect_page,
 )
 from generator.site import urls
-from generator.site.links import short_text
 from generator.site.model import RecordSummary, Site
 
 NOJEKYLL = ".nojekyll"
@@ -116,7 +115,7 @@ def feed_xml(site: Site, newest: list[RecordSummary], updated: str) -> bytes:
         record = site.record(entry)
         url = urls.canonical_url(config, urls.error_page(record.id))
         date = entry.analysis_date
-        title = f"{record.exception}: {short_text(record.message, 120)}"
+        title = f"{record.exception}: {site.links.labels[record.id]}"
         summary = first_sentence(plain_text(record.meaning))
         lines += [
             "  <entry>",

@@ -36,7 +36,8 @@ def page_files(site: Site, env: Environment, version: Version) -> list[Planned]:
     config = site.config
 
     def shown(records: list[RecordSummary]) -> tuple[Any, ...]:
-        return tuple((record, version(record.file)) for record in records)
+        labels = site.links.labels
+        return tuple((record, version(record.file), labels[record.id]) for record in records)
 
     def page(template: str, context: Callable[[], dict[str, Any]]) -> Callable[[], bytes]:
         return lambda: env.get_template(template).render(context()).encode()

@@ -99,18 +99,23 @@ def render_unit(
 
 
 def unit_inputs(site: Site, version: Callable[[str], Version], digests: Digests) -> dict[str, str]:
-    """Every record's outputs' inputs, as one digest each: its version, its drift note, and
-    its related errors and backlinks as they read (message, exception, repository)."""
+    """Every record's outputs' inputs, as one digest each: its version, its drift note, its
+    label, and its related errors, backlinks and neighbours in its source file as they read
+    (message, exception, repository, label)."""
+    labels = site.links.labels
     faces = {
-        record.id: (record.id, record.message, record.exception, record.repo)
+        record.id: (record.id, record.message, record.exception, record.repo, labels[record.id])
         for record in site.records
     }
     inputs = {}
     for record in site.records:
         related, backlinks = site.links.ids(record.id)
+        before, after = site.links.neighbours[record.id]
         drift = site.drift_note(record) if site.drift else None
         shown = tuple(map(faces.__getitem__, related)), tuple(map(faces.__getitem__, backlinks))
-        inputs[record.id] = digests.of(record.id, (version(record.file), drift, shown))
+        near = faces.get(before), faces.get(after)
+        own = (version(record.file), drift, shown, near, labels[record.id])
+        inputs[record.id] = digests.of(record.id, own)
     return inputs
 
 

@@ -55,7 +55,9 @@ class Table:
         return list(self.numbers)
 
 
-def search_index(records: tuple[RecordSummary, ...], words_by_id: dict[str, str]) -> dict[str, Any]:
+def search_index(
+    records: tuple[RecordSummary, ...], words_by_id: dict[str, str], labels: dict[str, str]
+) -> dict[str, Any]:
     """The index: one short array per error; repeated strings and meaning words numbered.
 
     `words` holds the numbers of the error's meaning words in `vocabulary`,
@@ -74,7 +76,7 @@ def search_index(records: tuple[RecordSummary, ...], words_by_id: dict[str, str]
             number(record.kind),
             number(record.exception),
             record.message,
-            record.title if record.title != record.message else "",
+            labels[record.id] if labels[record.id] != record.message else "",
             number(record.source_path),
             list(record.tags),
             " ".join(map(word_number, words)),
@@ -145,8 +147,9 @@ def script(text: str) -> str:
 
 
 def search_files(
-    records: tuple[RecordSummary, ...], words_by_id: dict[str, str]
+    records: tuple[RecordSummary, ...], words_by_id: dict[str, str], labels: dict[str, str]
 ) -> list[OutputFile]:
-    """Plan the search index script (meaning words per record come from the record units)."""
-    body = script(literal(script_json(search_index(records, words_by_id))))
+    """Plan the search index script (meaning words per record come from the record units;
+    `labels`: each error's label, shown in the results, where it is not the message)."""
+    body = script(literal(script_json(search_index(records, words_by_id, labels))))
     return [OutputFile(urls.SEARCH_INDEX_JS, body.encode(), "search index")]

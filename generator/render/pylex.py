@@ -227,7 +227,15 @@ CLOSING = frozenset(")]}")
 
 def statement_words(code: str, line: int) -> frozenset[str] | None:
     """The names and keywords of the statement (logical line) that holds `line` (1-based,
-    of `code`), or None when that line holds no code (blank, or only a comment).
+    of `code`), or None when that line holds no code (blank, or only a comment)."""
+    found = logical_line(code, line)
+    return found[2] if found is not None else None
+
+
+def logical_line(code: str, line: int) -> tuple[int, int, frozenset[str]] | None:
+    """The first and last line (1-based, of `code`) and the names and keywords of the
+    statement that holds `line`, or None when that line holds no code (blank, or only a
+    comment).
 
     A bracket the snippet closes without opening it (a snippet may begin inside a call)
     counts as opened before the snippet.
@@ -239,7 +247,7 @@ def statement_words(code: str, line: int) -> frozenset[str] | None:
         kind, text = match.lastgroup, match.group()
         if kind == "newline" and depth == 0:
             if start is not None and start <= line <= current:
-                return frozenset(words)
+                return start, current, frozenset(words)
             if current >= line:
                 return None
             start, words = None, set()
@@ -252,4 +260,6 @@ def statement_words(code: str, line: int) -> frozenset[str] | None:
             elif text in CLOSING:
                 depth = max(depth - 1, 0)
         current += text.count("\n")
-    return frozenset(words) if start is not None and start <= line else None
+    if start is not None and start <= line:
+        return start, current, frozenset(words)
+    return None

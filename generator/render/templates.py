@@ -12,6 +12,7 @@ from __future__ import annotations
 import heapq
 import re
 import sys
+import textwrap
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -34,6 +35,7 @@ from generator import __version__
 from generator.content.messages import message_parts, placeholder_names
 from generator.render.highlight import highlight_block, highlight_lines
 from generator.render.markdown import render_markdown, render_markdown_inline, text_of_html
+from generator.render.pylex import PYTHON_LANGUAGES, logical_line
 from generator.render.reveal import finalize, reveal_html, reveal_text
 from generator.render.themes import theme_layers
 from generator.site import urls
@@ -188,14 +190,28 @@ def first_sentence(text: str, limit: int = 300) -> str:
     return short_text(text, limit)
 
 
+# A line's indentation as the highlighters write it: plain, or in a white-space token.
+LEADING_SPACE_RE = re.compile(r'^(?:<span class="w">([ \t]+)</span>|([ \t]+))')
+
+
 def snippet_context(record: Record) -> dict[str, Any]:
+    """The snippet's lines for display: the indentation all of them share taken off (their
+    numbers are the file's own), and the lines of the raising statement marked."""
     snippet = record.source.snippet
-    highlighted = highlight_lines(snippet.text, snippet.language)
+    text = textwrap.dedent(snippet.text)
+    highlighted = highlight_lines(text, snippet.language)
+    raise_line = record.source.line - snippet.start_line + 1
+    first = last = raise_line
+    if snippet.language.lower() in PYTHON_LANGUAGES:
+        statement = logical_line(text, raise_line)
+        if statement is not None:
+            first, last = statement[0], statement[1]
     lines = [
         {
             "number": snippet.start_line + offset,
             "html": Markup(html),
-            "is_raise": snippet.start_line + offset == record.source.line,
+            "is_raise": offset + 1 == first,  # where the raising statement starts
+            "in_raise": first <= offset + 1 <= last,
         }
         for offset, html in enumerate(highlighted)
     ]
@@ -203,7 +219,8 @@ def snippet_context(record: Record) -> dict[str, Any]:
 
 
 def snippet_rows(lines: list[dict[str, Any]]) -> Markup:
-    """The snippet's lines as the default theme marks them up, each with its own anchor.
+    """The snippet's lines as the default theme marks them up, each with its own anchor, its
+    indentation apart from its code (a long line wraps under its code, a little further in).
 
     A Jinja loop over forty lines was a third of a page's template time, so the
     rows are joined here; a theme that wants other markup loops over
@@ -212,14 +229,19 @@ def snippet_rows(lines: list[dict[str, Any]]) -> Markup:
     rows = []
     for line in lines:
         number = int(line["number"])
+        css, label = "line", f"Line {number}"
+        if line["in_raise"]:
+            css += " in-raise"
         if line["is_raise"]:
-            css, label = "line is-raise", f"Line {number}, raises here"
-        else:
-            css, label = "line", f"Line {number}"
+            css, label = css + " is-raise", f"Line {number}, raises here"
+        html = str(line["html"])
+        found = LEADING_SPACE_RE.match(html)
+        indent = (found[1] or found[2]) if found else ""
+        code = html[found.end() :] if found else html
         rows.append(
             f'<span class="{css}" id="L{number}"><a class="ln" href="#L{number}" '
-            f'data-line="{number}" aria-label="{label}"></a>'
-            f'<span class="lc">{line["html"]}</span>\n</span>'
+            f'data-line="{number}" aria-label="{label}"></a><span class="lc">'
+            f'<span class="indent">{indent}</span><span class="text">{code}</span></span>\n</span>'
         )
     return Markup("".join(rows))
 
@@ -268,6 +290,19 @@ def drift_text(note: DriftNote | None) -> str:
     return DRIFT_NOTES[note.status].format(commit=note.checked_commit[:10], now=note.now)
 
 
+# `analysis.by` that says how the analysis was made ("AI-assisted"), not who made it.
+HOW_ANALYSED_RE = re.compile(r"(?i)(assisted|generated|automated|reviewed|written)$")
+
+
+def analysed_by(record: Record) -> dict[str, str]:
+    """The footer's words for `analysis.by`: "AI-assisted analysis of …", or "Analysis of …
+    by Jane Doe"."""
+    by = record.analysis.by if record.analysis else ""
+    if by and HOW_ANALYSED_RE.search(by):
+        return {"analysis_kind": by, "analyst": ""}
+    return {"analysis_kind": "", "analyst": by}
+
+
 def error_page_context(
     record: Record, links: ErrorLinks, config: SiteConfig, drift: DriftNote | None = None
 ) -> dict[str, Any]:
@@ -282,7 +317,7 @@ def error_page_context(
     return {
         **site_context(config, page, canonical),
         "record": record,
-        "short_title": short_text(record.title),
+        "short_title": links.label or short_text(record.title),
         "short_message": short_text(record.message),
         "description": first_sentence(text_of_html(meaning_html)),
         "message_html": message_html(record.message),
@@ -314,6 +349,9 @@ def error_page_context(
         "backlinks": [
             link_context(ref, page) for ref in links.backlinks if ref.id not in related_ids
         ],
+        **analysed_by(record),
+        "previous": link_context(links.previous, page) if links.previous else None,
+        "next": link_context(links.next, page) if links.next else None,
         "json_url": page.to_json(record.id),
         "json_path": urls.error_json(record.id),
         "repo_url": page.to_repo(record.repo),
@@ -414,12 +452,8 @@ class ListedSource:
         return repr(self.listed.full().source)
 
 
-def error_summary(record: Record | ListedRecord, page: PageLinks) -> dict[str, Any]:
-    return {
-        "record": record,
-        "short_title": short_text(record.title),
-        "url": page.to_error(record.id),
-    }
+def error_summary(record: ListedRecord, page: PageLinks, label: str) -> dict[str, Any]:
+    return {"record": record, "short_title": label, "url": page.to_error(record.id)}
 
 
 def group_by_repo(records: Iterable[RecordSummary]) -> dict[str, list[RecordSummary]]:
@@ -475,7 +509,10 @@ def home_page_context(
         **site_context(site.config, page, urls.canonical_url(site.config, urls.HOME_PAGE)),
         "repos": repos,
         "total": len(site.records),
-        "recent": [error_summary(ListedRecord(r, site.record), page) for r in recent],
+        "recent": [
+            error_summary(ListedRecord(r, site.record), page, site.links.labels[r.id])
+            for r in recent
+        ],
     }
 
 
@@ -495,7 +532,7 @@ def repo_page_context(site: Site, repo: str, records: list[RecordSummary]) -> di
                 {
                     "path": source_path,
                     "errors": [
-                        error_summary(ListedRecord(r, site.record), page)
+                        error_summary(ListedRecord(r, site.record), page, site.links.labels[r.id])
                         for r in sorted(items, key=lambda r: (r.source_line, r.id))
                     ],
                 }

@@ -34,13 +34,24 @@ LIVE_SCRIPT = """\
       overlay.setAttribute("role", "alert");
       var s = overlay.style;
       s.position = "fixed"; s.inset = "0"; s.zIndex = "2147483647"; s.overflow = "auto";
-      s.background = "rgba(20, 0, 0, 0.92)"; s.color = "#ffd7d5"; s.padding = "2rem";
+      s.background = "#1f0707"; s.color = "#ffd7d5"; s.padding = "2rem";
       s.font = "14px/1.5 ui-monospace, monospace"; s.whiteSpace = "pre-wrap";
+      var close = document.createElement("button");
+      close.type = "button";
+      close.textContent = "Close (Esc)";
+      close.style.float = "right";
+      close.addEventListener("click", hide);
+      overlay.appendChild(close);
+      overlay.appendChild(document.createElement("pre")).style.margin = "0";
       document.body.appendChild(overlay);
+      close.focus();
     }
-    overlay.textContent = "The content has errors; the page below is the last good build.\\n\\n" +
-      lines.join("\\n\\n");
+    overlay.lastChild.textContent = "The content has errors; this page is the last good build. " +
+      "It reloads when they are fixed.\\n\\n" + lines.join("\\n\\n");
   }
+  document.addEventListener("keydown", function (event) {
+    if (event.key === "Escape") { hide(); }
+  });
   function hide() {
     if (overlay) { overlay.remove(); overlay = null; }
   }

@@ -27,14 +27,64 @@ def short_text(text: str, limit: int = SHORT_TITLE_LENGTH) -> str:
     return text[:cut].rstrip(" ,;:.-") + "…"
 
 
-def link_ref(record: RecordSummary) -> LinkRef:
+def link_ref(record: RecordSummary, label: str) -> LinkRef:
     return LinkRef(
         id=record.id,
-        title=short_text(record.message),
+        title=label,
         message=record.message,
         exception=record.exception,
         repo=record.repo,
     )
+
+
+def distinct_labels(records: Iterable[RecordSummary]) -> dict[str, str]:
+    """Each error's label, in every listing and as its page's title: its `title` when the
+    record has one, else its message cut near SHORT_TITLE_LENGTH characters, or later, at the
+    end of the first word where it differs from the other messages cut the same way. Labels
+    still equal (equal titles, or equal messages) get the exception, then the repository,
+    then the id in brackets: two errors never show the same label."""
+    records = list(records)
+    texts = {r.id: " ".join(r.message.split()) for r in records}
+    labels: dict[str, str] = {}
+    by_cut: dict[str, list[str]] = defaultdict(list)
+    for record in records:
+        if record.title != record.message:
+            labels[record.id] = " ".join(record.title.split())
+        else:
+            by_cut[short_text(texts[record.id])].append(record.id)
+    for cut, ids in by_cut.items():
+        for error_id in ids:
+            text = texts[error_id]
+            others = [texts[other] for other in ids if texts[other] != text]
+            apart = max((first_difference(text, other) for other in others), default=-1)
+            labels[error_id] = cut_after(text, apart) if others else cut
+    by_id = {record.id: record for record in records}
+    for extra in (attrgetter("exception"), attrgetter("repo"), attrgetter("id")):
+        shown: dict[str, list[str]] = defaultdict(list)
+        for error_id, label in labels.items():
+            shown[label].append(error_id)
+        same = [i for ids in shown.values() if len(ids) > 1 for i in ids]
+        if not same:
+            break
+        for error_id in same:
+            labels[error_id] += f" ({extra(by_id[error_id])})"
+    return labels
+
+
+def first_difference(a: str, b: str) -> int:
+    """Where two texts first differ (the shorter one's length when it begins the other)."""
+    for index, (x, y) in enumerate(zip(a, b, strict=False)):
+        if x != y:
+            return index
+    return min(len(a), len(b))
+
+
+def cut_after(text: str, position: int) -> str:
+    """The text up to the end of the word at `position` (an ellipsis where it is cut)."""
+    end = text.find(" ", position + 1)
+    if end < 0:
+        return text
+    return text[:end].rstrip(" ,;:.-") + "…"
 
 
 def index_ids(
@@ -201,7 +251,25 @@ def link_records(
         for target in targets:
             backlinks[target].append(record.id)
     sorted_backlinks = {target: tuple(ids) for target, ids in backlinks.items()}
-    return ordered, LinkGraph(by_id, related, sorted_backlinks), diagnostics
+    graph = LinkGraph(
+        by_id, related, sorted_backlinks, distinct_labels(ordered), neighbours(ordered)
+    )
+    return ordered, graph, diagnostics
+
+
+def neighbours(records: Iterable[RecordSummary]) -> dict[str, tuple[str, str]]:
+    """Each error's neighbours in its source file: the ids of the errors raised just before
+    and just after it ('' where there is none), by line."""
+    files: dict[tuple[str, str], list[RecordSummary]] = defaultdict(list)
+    for record in records:
+        files[record.repo, record.source_path].append(record)
+    found = {}
+    for in_file in files.values():
+        in_file.sort(key=attrgetter("source_line", "id"))
+        ids = ["", *(record.id for record in in_file), ""]
+        for index in range(1, len(ids) - 1):
+            found[ids[index]] = (ids[index - 1], ids[index + 1])
+    return found
 
 
 LinkIds = tuple[tuple[str, ...], tuple[str, ...]]  # related, then backlinks
@@ -219,10 +287,14 @@ class LinkGraph(Mapping[str, ErrorLinks]):
         by_id: dict[str, RecordSummary],
         related: dict[str, tuple[str, ...]],
         backlinks: dict[str, tuple[str, ...]],
+        labels: dict[str, str],
+        neighbours: dict[str, tuple[str, str]],
     ) -> None:
         self.by_id = by_id
         self.related = related
         self.backlinks = backlinks
+        self.labels = labels  # each error's label (`distinct_labels`)
+        self.neighbours = neighbours  # each error's (`neighbours`)
         self.refs: dict[str, LinkRef] = {}
 
     def ids(self, error_id: str) -> LinkIds:
@@ -231,12 +303,19 @@ class LinkGraph(Mapping[str, ErrorLinks]):
     def ref(self, error_id: str) -> LinkRef:
         ref = self.refs.get(error_id)
         if ref is None:
-            ref = self.refs[error_id] = link_ref(self.by_id[error_id])
+            ref = self.refs[error_id] = link_ref(self.by_id[error_id], self.labels[error_id])
         return ref
 
     def __getitem__(self, error_id: str) -> ErrorLinks:
         related, backlinks = self.ids(error_id)
-        return ErrorLinks(tuple(map(self.ref, related)), tuple(map(self.ref, backlinks)))
+        refs = tuple(map(self.ref, related)), tuple(map(self.ref, backlinks))
+        before, after = self.neighbours[error_id]
+        return ErrorLinks(
+            *refs,
+            self.labels[error_id],
+            self.ref(before) if before else None,
+            self.ref(after) if after else None,
+        )
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.related)

@@ -183,10 +183,15 @@ class LinkRef(NamedTuple):
 
 @dataclass(frozen=True)
 class ErrorLinks:
-    """What the link stage resolved for one record."""
+    """What the link stage resolved for one record: its related errors, its backlinks, and
+    its own label (see `site.links.distinct_labels`)."""
 
     related: tuple[LinkRef, ...]
     backlinks: tuple[LinkRef, ...]
+    label: str = ""
+    # The errors raised just before and just after it in the same source file (by line).
+    previous: LinkRef | None = None
+    next: LinkRef | None = None
 
 
 @dataclass(frozen=True)

@@ -77,6 +77,10 @@ def test_edits_reload_the_page_and_errors_show_over_it(
     expect(overlay).to_contain_text("offload-needs-hicache-backend.yaml:")
     expect(overlay).to_contain_text("YAML syntax error")
     expect(tab.locator("#meaning")).to_contain_text("validation now refuses")  # the last good build
+    # Opaque (the page under it does not show through), and it can be closed.
+    assert overlay.evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(31, 7, 7)"
+    tab.get_by_role("button", name="Close (Esc)").click()
+    expect(overlay).to_have_count(0)
 
     record.write_text(original)
     expect(overlay).to_have_count(0, timeout=15000)

@@ -60,6 +60,18 @@
   var lowered = null;
   var wordNumbers = null;
 
+  /* A result shows its message, where the words were found; an error whose message another
+   * error has too shows its label instead (the two never share one). */
+  var sharedMessages = null;
+  function shownText(doc) {
+    if (!sharedMessages) {
+      var seen = new Set();
+      sharedMessages = new Set();
+      docs.forEach(function (d) { (seen.has(d.message) ? sharedMessages : seen).add(d.message); });
+    }
+    return sharedMessages.has(doc.message) && doc.title ? doc.title : doc.message;
+  }
+
   function prepare() {
     lowered = docs.map(function (doc) {
       return TEXT_FIELDS.map(function (field) {
@@ -255,7 +267,7 @@
       link.href = pageUrl(result);
       link.id = "result-" + i;
       link.className = "result-link";
-      appendMarked(link, doc.message, words);
+      appendMarked(link, shownText(doc), words);
       var meta = document.createElement("span");
       meta.className = "meta";
       var code = document.createElement("code");
