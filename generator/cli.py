@@ -472,6 +472,44 @@ REPO_DIR = click.option(
 )
 
 
+@cli.command("export")
+@click.argument("language", type=click.Choice(["python"]))
+@click.argument("target", type=click.Path(dir_okay=False, path_type=Path))
+@CONTENT_OPTION
+@click.option("--base-url", help="The site's public address (default: base_url).")
+def export_command(language: str, target: Path, content: Path, base_url: str | None) -> None:
+    """Write a module that links raised errors to their pages, for a library to vendor."""
+    from generator.build import BuildReport, content_folder_missing, load_site, no_base_url
+    from generator.content.files import atomic_write_text
+    from generator.outputs.export import python_module
+
+    if not content.is_dir():
+        fail_on(content_folder_missing(content))
+    report = BuildReport()
+    site = load_site(content, base_url, report)
+    if site is None:
+        print_diagnostics(report)
+        click.echo(f"Cannot export: the content has {problem_counts(report)}.", err=True)
+        sys.exit(1)
+    if not site.config.base_url:
+        problem = no_base_url(content)
+        click.echo(
+            f"errpages export: the module links to the published site, and {content / 'site.yaml'}"
+            f" sets no base_url; {problem.hint}",
+            err=True,
+        )
+        sys.exit(1)
+    module, count = python_module(site)
+    try:
+        atomic_write_text(target, module.decode())
+    except OSError as exc:
+        fail_to_write("export", exc)
+    click.echo(
+        f"Wrote {display_path(target)} ({len(module):,} bytes): "
+        f"{plural(count, 'error')} of {site.config.base_url}."
+    )
+
+
 @cli.command("pin")
 @click.argument("record")
 @CONTENT_OPTION

@@ -1,0 +1,112 @@
+"""The exported module (`errpages export python`) of a large site: its size, its import, url_for.
+
+    python -m benchmarks.export [N]     (default 10000)
+
+Writes N records (the corpus of `benchmarks.corpus`), exports the module, then in fresh
+interpreters (`python -I -S`: nothing on the path but the module) times its import, first
+compiled from source, then from its cached bytecode (as an installed package has it),
+median of 5 each, and url_for on 1,000 messages of the site (each filled with values) and
+1,000 that match nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks.corpus import write_corpus
+
+OUT = Path(__file__).resolve().parent / "out"
+
+TIMING = """
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+started = time.perf_counter()
+import errpages_links as links
+imported = time.perf_counter() - started
+cases = json.loads(sys.stdin.read())
+found = 0
+started = time.perf_counter()
+for kind, message in cases:
+    found += links.url_for(getattr(__builtins__, kind)(message)) is not None
+each = (time.perf_counter() - started) / len(cases)
+print(json.dumps([imported, each, found]))
+"""
+
+
+def corpus(count: int) -> Path:
+    content = OUT / f"bench-corpus-{count}"
+    if not (content / "errors").is_dir():
+        write_corpus(count, content)
+    return content
+
+
+def messages(content: Path, count: int) -> list[list[str]]:
+    """Messages of the site's errors as raised, with values in their placeholders."""
+    import yaml
+
+    from generator.content.messages import message_parts
+
+    found = []
+    for path in sorted((content / "errors").rglob("*.yaml"))[:count]:
+        data = yaml.safe_load(path.read_text())
+        text = "".join(
+            ("'mori'" if part.conversion == "r" else "7") if part.is_placeholder else part.text
+            for part in message_parts(data["message"])
+        )
+        found.append([data["exception"], text])
+    return found
+
+
+def run(folder: Path, cases: list[list[str]]) -> tuple[float, float, int]:
+    result = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", TIMING, str(folder)],
+        input=json.dumps(cases),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    imported, each, found = json.loads(result.stdout)
+    return imported, each, found
+
+
+def main(count: int) -> None:
+    content = corpus(count)
+    with tempfile.TemporaryDirectory(prefix="errpages-export-bench-") as temp:
+        folder = Path(temp)
+        target = folder / "errpages_links.py"
+        command = [sys.executable, "-m", "generator", "export", "python", str(target)]
+        started = time.perf_counter()
+        subprocess.run(
+            [*command, "--content", str(content), "--base-url", "https://x.example/"],
+            check=True,
+            capture_output=True,
+        )
+        print(f"{count} errors: export {time.perf_counter() - started:.2f} s")
+        size = target.stat().st_size
+        print(f"module: {size:,} bytes ({size / count:.0f} bytes per error)")
+        matching = messages(content, 1000)
+        others = [["ValueError", f"no page for message number {n}"] for n in range(1000)]
+        cold = []
+        for _ in range(5):
+            for cached in folder.glob("__pycache__/*"):
+                cached.unlink()
+            cold.append(run(folder, matching[:1])[0])
+        warm = [run(folder, matching[:1])[0] for _ in range(5)]  # the bytecode is cached now
+        _, hit, found = run(folder, matching)
+        _, miss, none = run(folder, others)
+        print(f"import from source: {statistics.median(cold) * 1000:.0f} ms (median of 5)")
+        print(f"import from bytecode: {statistics.median(warm) * 1000:.0f} ms (median of 5)")
+        print(
+            f"url_for, a message of the site: {hit * 1e6:.0f} µs per call ({found} of 1000 found)"
+        )
+        print(f"url_for, a message of no page: {miss * 1e6:.0f} µs per call ({none} found)")
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 10_000)

@@ -1,0 +1,185 @@
+"""`errpages export python`: a module a library vendors, to link its raised errors to their pages.
+
+The module is the site's message templates as the lookup matcher reads them
+(`site.lookup.compile_matcher`: literal runs and the placeholder gaps between
+them), written as one JSON string, and the code that matches a raised
+exception's class and message against them, in the standard library only
+(Python 3.8 and later). The same site gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+
+from generator import __version__
+from generator.site.lookup import compile_matcher
+from generator.site.model import Site
+
+RUNTIME = r'''
+import json
+import sys
+from urllib.parse import urlencode
+
+__all__ = ["url_for", "install_excepthook", "add_note", "BASE_URL", "SITE_TITLE"]
+
+# Line breaks are \n and \r; these are the other white space characters (as errpages reads them).
+_SPACES = {ord(c): " " for c in "\t\v\f\u00a0\u1680\u2028\u2029\u202f\u205f\u3000"}
+_SPACES.update((c, " ") for c in range(0x2000, 0x200B))
+
+
+def _index():
+    """The errors by exception class, then by how their message begins."""
+    index = {}
+    for error_id, exception, literals, names, conversions in json.loads(_DATA):
+        entry = (error_id, literals, names, conversions)
+        by_start = index.setdefault(exception, ({}, []))
+        if names[0]:  # the message begins with a placeholder
+            by_start[1].append(entry)
+        else:
+            head = literals[0][:_HEAD]
+            by_start[0].setdefault(len(head), {}).setdefault(head, []).append(entry)
+    return index
+
+
+def _lined(text):
+    """Runs of white space as one space, or one line break when they hold one."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n").translate(_SPACES)
+    while "  " in text:
+        text = text.replace("  ", " ")
+    text = text.replace(" \n", "\n").replace("\n ", "\n")
+    while "\n\n" in text:
+        text = text.replace("\n\n", "\n")
+    return text.strip(" \n")
+
+
+def _unquoted(text):
+    """The string a quoted Python string literal stands for; None for other text."""
+    if len(text) < 2 or text[0] not in "'\"" or text[-1] != text[0]:
+        return None
+    result, index, end = [], 1, len(text) - 1
+    while index < end:
+        if text[index] == "\\" and index + 1 < end and text[index + 1] in "\\'\"":
+            index += 1
+        result.append(text[index])
+        index += 1
+    return "".join(result)
+
+
+def _match(entry, lined, flat):
+    """The placeholders' values when the whole message is this template, else None: each
+    literal run at its first place after the one before (the last one at the end, unless a
+    placeholder ends the template), at least one character between two, never a line break
+    in a value."""
+    error_id, literals, names, conversions = entry
+    position, starts = 0, []
+    last = len(literals) - 1
+    for index, literal in enumerate(literals):
+        need = 1 if names[index] else 0
+        if index == last and not names[-1]:
+            found = len(flat) - len(literal)
+            ok = found >= position + need and flat.endswith(literal)
+        else:
+            found = flat.find(literal, position + need)
+            ok = found >= 0
+        if not ok or (index == 0 and not need and found != 0):
+            return None
+        if need and "\n" in lined[position:found]:
+            return None
+        starts.append(found)
+        position = found + len(literal)
+    if names[-1] and (position >= len(flat) or "\n" in lined[position:]):
+        return None
+    values = {}
+    ends = [start + len(literal) for start, literal in zip(starts, literals)]
+    for name, conversion, begin, end in zip(names, conversions, [0] + ends, starts + [len(flat)]):
+        if name and name not in values:
+            value = flat[begin:end].strip(" ")
+            string = _unquoted(value) if conversion == "r" else None
+            values[name] = value if string is None else string
+    return values
+
+
+def url_for(exc):
+    """The page of a raised exception, with the values found in its message, or None."""
+    message = str(exc)
+    if isinstance(exc, KeyError) and len(exc.args) == 1 and isinstance(exc.args[0], str):
+        message = exc.args[0]  # str() of a KeyError is its message quoted
+    lined = _lined(message)
+    flat = lined.replace("\n", " ")
+    for kind in type(exc).__mro__:
+        by_start = _INDEX.get(kind.__name__)
+        if by_start is None:
+            continue
+        prefixed, others = by_start
+        candidates = [e for size, heads in prefixed.items() for e in heads.get(flat[:size], ())]
+        for entry in candidates + others:
+            values = _match(entry, lined, flat)
+            if values is not None:
+                query = "?" + urlencode(values) if values else ""
+                return BASE_URL + "errors/" + entry[0] + "/" + query
+    return None
+
+
+def install_excepthook():
+    """After the traceback of an uncaught exception that has a page, print `See <its URL>`.
+    The hook in place is kept and called first; installing twice changes nothing."""
+    previous = sys.excepthook
+    if getattr(previous, "errpages_links", False):
+        return
+
+    def hook(kind, value, traceback):
+        previous(kind, value, traceback)
+        url = url_for(value) if value is not None else None
+        if url:
+            sys.stderr.write("See " + url + "\n")
+
+    hook.errpages_links = True
+    sys.excepthook = hook
+
+
+def add_note(exc):
+    """On Python 3.11 and later, add `See <its URL>` to the exception's notes (shown with its
+    traceback wherever it is printed or logged); the exception, for `raise add_note(…)`."""
+    if hasattr(exc, "add_note"):
+        url = url_for(exc)
+        note = "See " + url if url else None
+        if note and note not in getattr(exc, "__notes__", ()):
+            exc.add_note(note)
+    return exc
+
+
+_INDEX = _index()
+'''
+HEAD = 16  # how much of a message's first literal run the index keys on
+
+
+def python_module(site: Site) -> tuple[bytes, int]:
+    """The module's bytes, and how many errors it links: the published ones (no drafts, no
+    retired ones) of a site that has a base URL, sorted by id."""
+    entries = []
+    for record in site.records:
+        if record.draft or record.retired:
+            continue
+        matcher = compile_matcher(record)
+        if not matcher.literals:
+            continue  # a template of placeholders only matches any message
+        names = [gap[0] if gap else "" for gap in matcher.gaps]
+        entries.append([record.id, record.exception, matcher.literals, names, matcher.conversions])
+    data = json.dumps(entries, ensure_ascii=True, separators=(",", ":"))
+    # Everything taken from the content goes into the module through repr() only: a title
+    # or a message is data, never code.
+    head = (
+        '"""Links from raised errors to their pages: url_for(exc), install_excepthook(),\n'
+        "add_note(exc). Made by `errpages export python`; do not edit: export it again.\n"
+        '"""\n'
+    )
+    constants = (
+        f"\nSITE_TITLE = {site.config.title!r}\n"
+        f"BASE_URL = {site.config.base_url!r}\n"
+        f"ERRPAGES_VERSION = {__version__!r}\n"
+        f"_HEAD = {HEAD}\n"
+        "# [id, exception, literal runs, the placeholder before each run and after the last,\n"
+        "#  and its !conversion], as errpages lookup reads each message template\n"
+        f"_DATA = {data!r}\n"
+    )
+    return (head + constants + RUNTIME).encode(), len(entries)

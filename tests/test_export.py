@@ -1,0 +1,174 @@
+"""`errpages export python`: a vendored module that links raised errors to their pages."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import urlencode
+
+import pytest
+import yaml
+
+from generator.content.messages import message_parts
+from generator.content.schema import derive_id
+from tests.conftest import EXAMPLE_CONTENT, valid_record
+
+BASE_URL = "https://errors.example.org/"
+
+# Runs in a fresh interpreter that sees nothing but the module (-I: no user site, no
+# environment; -S: no site-packages).
+PROBE = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import errpages_links as links
+cases = json.loads(sys.stdin.read())
+print(json.dumps([links.url_for(getattr(__builtins__, kind)(message)) for kind, message in cases]))
+"""
+
+
+def export(content: Path, target: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "generator", "export", "python", str(target)]
+    return subprocess.run(
+        [*command, "--content", str(content), *extra], capture_output=True, text=True, check=False
+    )
+
+
+def fresh_python(folder: Path, code: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-I", "-S", "-c", code, str(folder)],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=folder,
+        check=False,
+    )
+
+
+def example_errors() -> list[dict[str, str]]:
+    """The example site's published errors, each with its message filled with real values, and
+    the URL `url_for` should give for it."""
+    records = []
+    for path in sorted((EXAMPLE_CONTENT / "errors").rglob("*.yaml")):
+        data = yaml.safe_load(path.read_text())
+        if data.get("draft") or data.get("retired"):
+            continue
+        values, message = {}, ""
+        for part in message_parts(data["message"]):
+            if part.is_placeholder:
+                values[part.name] = f"value-{len(values)}"
+                shown = repr(values[part.name]) if part.conversion == "r" else values[part.name]
+                message += shown
+            else:
+                message += part.text
+        query = f"?{urlencode(values)}" if values else ""
+        error_id = data.get("id") or derive_id(data["repo"], data["exception"], data["message"])
+        records.append(
+            {
+                "exception": data["exception"],
+                "message": message,
+                "url": f"{BASE_URL}errors/{error_id}/{query}",
+            }
+        )
+    return records
+
+
+@pytest.fixture(scope="module")
+def module(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("vendored")
+    result = export(EXAMPLE_CONTENT, folder / "errpages_links.py")
+    assert result.returncode == 0, result.stderr
+    assert "Wrote" in result.stdout and "9 errors of https://errors.example.org/" in result.stdout
+    return folder
+
+
+def test_url_for_gives_each_raised_errors_page_with_its_values(module: Path) -> None:
+    errors = example_errors()
+    assert len(errors) == 9
+    cases = [[e["exception"], e["message"]] for e in errors]
+    cases += [
+        ["ValueError", "an error nobody wrote a page for"],
+        ["TypeError", errors[0]["message"]],
+    ]
+    result = fresh_python(module, PROBE, json.dumps(cases))
+    assert result.returncode == 0, result.stderr
+    urls = json.loads(result.stdout)
+    assert urls == [e["url"] for e in errors] + [None, None]  # other text, other class: none
+
+
+def test_a_real_value_reaches_the_page_as_the_site_reads_it(module: Path) -> None:
+    message = (
+        "PD decode DCP requires --disaggregation-transfer-backend mooncake, nixl, or fake for "
+        "synthetic benchmarking, got 'mori'."
+    )
+    result = fresh_python(module, PROBE, json.dumps([["ValueError", message]]))
+    assert json.loads(result.stdout) == [f"{BASE_URL}errors/b0e9a9c158a0b982/?backend=mori"]
+
+
+def test_an_uncaught_error_ends_with_its_page_and_other_hooks_still_run(module: Path) -> None:
+    raising = (
+        "import sys\nsys.path.insert(0, sys.argv[1])\nimport errpages_links\n"
+        "def earlier(kind, value, traceback):\n    sys.__excepthook__(kind, value, traceback)\n"
+        "    sys.stderr.write('the earlier hook ran\\n')\n"
+        "sys.excepthook = earlier\nerrpages_links.install_excepthook()\n"
+        "errpages_links.install_excepthook()\n"
+        "raise ValueError('MiniCPM SALA does not support hierarchical cache')\n"
+    )
+    result = fresh_python(module, raising)
+    assert result.returncode == 1
+    lines = result.stderr.splitlines()
+    assert lines[0] == "Traceback (most recent call last):"
+    assert lines[-3:] == [
+        "ValueError: MiniCPM SALA does not support hierarchical cache",
+        "the earlier hook ran",
+        f"See {BASE_URL}errors/fdffa8e3ed0ceedb/",
+    ]
+    other = fresh_python(module, raising.replace("MiniCPM SALA", "Something else"))
+    assert other.stderr.splitlines()[-1] == "the earlier hook ran"  # left alone
+    assert "See " not in other.stderr
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="exception notes are Python 3.11's")
+def test_add_note_puts_the_page_on_the_exception(module: Path) -> None:
+    code = (
+        "import sys, traceback\nsys.path.insert(0, sys.argv[1])\nimport errpages_links\n"
+        "try:\n    raise errpages_links.add_note(ValueError("
+        "'MiniCPM SALA does not support hierarchical cache'))\n"
+        "except ValueError as exc:\n    errpages_links.add_note(exc)\n"
+        "    print(exc.__notes__)\n    traceback.print_exc()\n"
+    )
+    result = fresh_python(module, code)
+    assert result.stdout.strip() == f"['See {BASE_URL}errors/fdffa8e3ed0ceedb/']"  # once
+    assert result.stderr.splitlines()[-1] == f"See {BASE_URL}errors/fdffa8e3ed0ceedb/"
+
+
+def test_the_module_is_the_same_bytes_built_twice_and_needs_a_base_url(
+    module: Path, tmp_path: Path, make_content
+) -> None:  # type: ignore[no-untyped-def]
+    again = tmp_path / "again.py"
+    assert export(EXAMPLE_CONTENT, again).returncode == 0
+    assert again.read_bytes() == (module / "errpages_links.py").read_bytes()
+    content = make_content({"errors/a.yaml": valid_record()})
+    refused = export(content, tmp_path / "x.py")
+    assert refused.returncode == 1
+    assert "sets no base_url" in refused.stderr and "pass --base-url" in refused.stderr
+    assert not (tmp_path / "x.py").exists()
+
+
+def test_content_is_data_in_the_module_never_code(tmp_path: Path, make_content) -> None:  # type: ignore[no-untyped-def]
+    title = 'x"""\nimport os; os.system("touch pwned")\n"""'
+    message = '"a message with \\"\\"\\" and \\\\ and {name}"'
+    content = make_content(
+        {
+            "site.yaml": f"title: {json.dumps(title)}\n",
+            "errors/a.yaml": valid_record(message=message),
+        }
+    )
+    target = tmp_path / "errpages_links.py"
+    assert export(content, target, "--base-url", "https://x.example/").returncode == 0
+    code = "import sys\nsys.path.insert(0, sys.argv[1])\nimport errpages_links as m\nprint(m.SITE_TITLE)"
+    result = fresh_python(tmp_path, code)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == title + "\n"
+    assert not (tmp_path / "pwned").exists()
