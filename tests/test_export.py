@@ -172,3 +172,20 @@ def test_content_is_data_in_the_module_never_code(tmp_path: Path, make_content) 
     assert result.returncode == 0, result.stderr
     assert result.stdout == title + "\n"
     assert not (tmp_path / "pwned").exists()
+
+
+def test_the_module_is_python_3_8(module: Path) -> None:
+    """Written for the oldest Python a library may still support: it parses as 3.8 does."""
+    import ast
+
+    source = (module / "errpages_links.py").read_text()
+    ast.parse(source, feature_version=(3, 8))
+    imported = {
+        alias.name.split(".")[0]
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        for alias in (
+            node.names if isinstance(node, ast.Import) else [ast.alias(node.module or "")]
+        )
+    }
+    assert imported <= {"json", "sys", "urllib"}  # the standard library only
