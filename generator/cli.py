@@ -21,7 +21,7 @@ from generator.content.listing import display_path
 from generator.diagnostics import Diagnostic, Level, plural, printable
 from generator.memo.fingerprint import DEFAULT_CACHE_DIR, BuildOptions, up_to_date
 from generator.site import urls
-from generator.site.model import SiteConfig
+from generator.site.model import Site, SiteConfig
 
 # Each command imports what only it needs (building, scanning, pinning, serving, ...) when it
 # runs: `errpages build` with nothing to do ends before the renderers would be imported.
@@ -384,7 +384,7 @@ def lookup_command(
     drafts: bool,
 ) -> None:
     """Find the errors a traceback or log shows. Exit 1 when nothing matches."""
-    from generator.build import BuildReport, content_folder_missing, load_site
+    from generator.build import content_folder_missing
     from generator.site.lookup import compile_matchers, lookup
 
     if not content.is_dir():
@@ -393,13 +393,8 @@ def lookup_command(
         if sys.stdin.isatty():
             click.echo("Paste the traceback, then press Ctrl-D.", err=True)
         text = sys.stdin.read()
-    report = BuildReport()
     # Looking an error up needs the records, not a registry that a build would check.
-    site = load_site(content, base_url, report, drafts, check_registry=False)
-    if site is None:
-        print_diagnostics(report)
-        click.echo(f"Cannot look anything up: the content has {problem_counts(report)}.", err=True)
-        sys.exit(1)
+    site = site_or_exit(content, base_url, "Cannot look anything up", drafts, check_registry=False)
     matches = lookup(text, compile_matchers(site.records), limit)
     rows = [lookup_row(match, site.config, out) for match in matches]
     if as_json:
@@ -464,6 +459,27 @@ def fail_on(diagnostic: Diagnostic) -> NoReturn:
     sys.exit(1)
 
 
+def site_or_exit(
+    content: Path,
+    base_url: str | None,
+    refusal: str,
+    drafts: bool = False,
+    check_registry: bool = True,
+) -> Site:
+    """The records of the content, linked; or its problems printed, `refusal` said, exit 1."""
+    from generator.build import BuildReport, content_folder_missing, load_site
+
+    if not content.is_dir():
+        fail_on(content_folder_missing(content))
+    report = BuildReport()
+    site = load_site(content, base_url, report, drafts, check_registry)
+    if site is None:
+        print_diagnostics(report)
+        click.echo(f"{refusal}: the content has {problem_counts(report)}.", err=True)
+        sys.exit(1)
+    return site
+
+
 REPO_DIR = click.option(
     "--repo-dir",
     required=True,
@@ -479,18 +495,11 @@ REPO_DIR = click.option(
 @click.option("--base-url", help="The site's public address (default: base_url).")
 def export_command(language: str, target: Path, content: Path, base_url: str | None) -> None:
     """Write a module that links raised errors to their pages, for a library to vendor."""
-    from generator.build import BuildReport, content_folder_missing, load_site, no_base_url
+    from generator.build import no_base_url
     from generator.content.files import atomic_write_text
     from generator.outputs.export import python_module
 
-    if not content.is_dir():
-        fail_on(content_folder_missing(content))
-    report = BuildReport()
-    site = load_site(content, base_url, report)
-    if site is None:
-        print_diagnostics(report)
-        click.echo(f"Cannot export: the content has {problem_counts(report)}.", err=True)
-        sys.exit(1)
+    site = site_or_exit(content, base_url, "Cannot export")
     if not site.config.base_url:
         problem = no_base_url(content)
         click.echo(
@@ -698,19 +707,11 @@ def ids_group() -> None:
 @CONTENT_OPTION
 def ids_record_command(content: Path) -> None:
     """Add the ids the content publishes (no drafts) to the registry; run it after a deploy."""
-    from generator.build import BuildReport, content_folder_missing, load_site
     from generator.content.files import atomic_write_text
     from generator.content.loader import load_manifest
     from generator.content.published import MANIFEST, Manifest, with_recorded
 
-    if not content.is_dir():
-        fail_on(content_folder_missing(content))
-    report = BuildReport()
-    site = load_site(content, None, report)
-    if site is None:
-        print_diagnostics(report)
-        click.echo(f"Nothing recorded: the content has {problem_counts(report)}.", err=True)
-        sys.exit(1)
+    site = site_or_exit(content, None, "Nothing recorded")
     path = content / MANIFEST
     manifest = load_manifest(path)[0] or Manifest(path, {})
     published = {r.id for r in site.records} | {a for r in site.records for a in r.aliases}

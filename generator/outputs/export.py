@@ -4,7 +4,10 @@ The module is the site's message templates as the lookup matcher reads them
 (`site.lookup.compile_matcher`: literal runs and the placeholder gaps between
 them), written as one JSON string, and the code that matches a raised
 exception's class and message against them, in the standard library only
-(Python 3.8 and later). The same site gives the same bytes.
+(Python 3.8 and later). The same site gives the same bytes. The module stands
+alone (nothing of errpages is imported where it runs): its reading of white space
+and of quoted values is lookup.py's, written again for it, and the tests hold
+the two to the same values.
 """
 
 from __future__ import annotations
