@@ -1,9 +1,9 @@
 """HTML pages: one per repository, the home page and the search page; and the feed.
 
 (Each error's page is a record output.) Each is planned with what it is made
-from: the settings, its template, and each record it lists by its summary
-and its version (what it was read from: a record read from the same files is
-the same record), so a page is made again only when one of those changed.
+from: the settings, its template, and each record it lists by its version
+(what it was read from: a record read from the same files is the same record)
+and its label, so a page is made again only when one of those changed.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def page_files(site: Site, env: Environment, version: Version) -> list[Planned]:
 
     def shown(records: list[RecordSummary]) -> tuple[Any, ...]:
         labels = site.links.labels
-        return tuple((record, version(record.file), labels[record.id]) for record in records)
+        return tuple((version(record.file), labels[record.id]) for record in records)
 
     def page(template: str, context: Callable[[], dict[str, Any]]) -> Callable[[], bytes]:
         return lambda: env.get_template(template).render(context()).encode()

@@ -103,8 +103,11 @@ def unit_inputs(site: Site, version: Callable[[str], Version], digests: Digests)
     label, and its related errors, backlinks and neighbours in its source file as they read
     (message, exception, repository, label)."""
     labels = site.links.labels
-    faces = {
-        record.id: (record.id, record.message, record.exception, record.repo, labels[record.id])
+    faces = {  # how each error reads in another's links, digested once (not once per link)
+        record.id: digests.of(
+            f"face {record.id}",
+            (record.id, record.message, record.exception, record.repo, labels[record.id]),
+        )
         for record in site.records
     }
     inputs = {}
