@@ -9,9 +9,12 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from benchmarks.corpus import write_corpus
-from generator.site.links import distinct_labels
+from generator.site import links
+from generator.site.links import cut_after, distinct_labels, first_difference, short_text
 from generator.site.model import RecordSummary
 from tests.conftest import parse_html, run_cli
 
@@ -113,3 +116,51 @@ def test_labels_cut_where_messages_differ_and_name_what_else_differs() -> None:
         "g": "A title (ValueError) (a/b) (g)",
         "h": "the very same message (KeyError) (c/d)",
     }
+
+
+# Messages that begin alike for longer than a label's cut: a few words, repeated.
+alike_messages = st.lists(
+    st.lists(st.sampled_from(["input", "should", "be", "a", "valid", "x", "xy"]), max_size=40),
+    min_size=1,
+    max_size=40,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(alike_messages)
+def test_each_label_is_its_message_up_to_where_it_differs_from_every_other(
+    word_lists: list[list[str]],
+) -> None:
+    """The label reads up to the end of the word where the message differs from the message
+    that begins most like it (compared with every other one here), however many begin alike;
+    messages all equal keep the cut."""
+    prefix = "Input should be a valid dictionary or instance of the model class "
+    texts = [" ".join([*prefix.split(), *words]) for words in word_lists]
+    labels = distinct_labels([summary(f"{n:x}", text) for n, text in enumerate(texts)])
+    for n, text in enumerate(texts):
+        others = [other for other in texts if other != text]
+        if not others:
+            assert labels[f"{n:x}"].startswith(short_text(text))
+            continue
+        apart = max(first_difference(text, other) for other in others)
+        assert labels[f"{n:x}"].startswith(cut_after(text, apart))
+
+
+def test_thousands_of_messages_that_begin_alike_get_their_labels_by_comparing_neighbours() -> None:
+    """Each label compares its message with its neighbours in sorted order, not with every
+    other message: this many messages alike would take minutes compared in pairs."""
+    compared: list[tuple[str, str]] = []
+
+    def counting(a: str, b: str) -> int:
+        compared.append((a, b))
+        return first_difference(a, b)
+
+    records = [
+        summary(f"{n:x}", f"Input should be a valid dictionary or instance of the model {n}")
+        for n in range(5_000)
+    ]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(links, "first_difference", counting)
+        labels = distinct_labels(records)
+    assert len(set(labels.values())) == 5_000
+    assert len(compared) < 5_000

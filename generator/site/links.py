@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from itertools import pairwise
 from operator import attrgetter
 
 from generator.diagnostics import Diagnostic, Position, did_you_mean, error, warning
@@ -53,11 +54,10 @@ def distinct_labels(records: Iterable[RecordSummary]) -> dict[str, str]:
         else:
             by_cut[short_text(texts[record.id])].append(record.id)
     for cut, ids in by_cut.items():
+        apart = where_apart({texts[error_id] for error_id in ids})
         for error_id in ids:
             text = texts[error_id]
-            others = [texts[other] for other in ids if texts[other] != text]
-            apart = max((first_difference(text, other) for other in others), default=-1)
-            labels[error_id] = cut_after(text, apart) if others else cut
+            labels[error_id] = cut_after(text, apart[text]) if len(apart) > 1 else cut
     by_id = {record.id: record for record in records}
     for extra in (attrgetter("exception"), attrgetter("repo"), attrgetter("id")):
         shown: dict[str, list[str]] = defaultdict(list)
@@ -69,6 +69,18 @@ def distinct_labels(records: Iterable[RecordSummary]) -> dict[str, str]:
         for error_id in same:
             labels[error_id] += f" ({extra(by_id[error_id])})"
     return labels
+
+
+def where_apart(texts: set[str]) -> dict[str, int]:
+    """For each text, where it differs from the one that begins most like it. In sorted order
+    that one is a neighbour, so the work grows with the number of texts, not its square."""
+    ordered = sorted(texts)
+    apart = dict.fromkeys(ordered, -1)
+    for before, after in pairwise(ordered):
+        shared = first_difference(before, after)
+        apart[before] = max(apart[before], shared)
+        apart[after] = max(apart[after], shared)
+    return apart
 
 
 def first_difference(a: str, b: str) -> int:
