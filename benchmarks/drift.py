@@ -10,7 +10,9 @@ against it as a subprocess (wall, start-up included; median of R runs,
 default 3):
 
 1. many files: 450 modules of about 120 lines, 400 of which raise once;
-2. one file: a 13,000-line module with 100 raises.
+2. one file: a 13,000-line module with 100 raises;
+3. a rewrite: 1,500 modules of about 330 lines, 500 of which raise once, every
+   message reworded (so every record is looked for in every other file).
 
 With --errpages=DIR, drift runs from DIR's checkout (to compare two versions
 of the code); the statuses it reports are counted either way.
@@ -90,6 +92,20 @@ def one_file() -> tuple[dict[str, str], dict[str, str]]:
     return {"pkg/server_args.py": text}, {"pkg/server_args.py": "import os\n\n" + text}
 
 
+def rewrite() -> tuple[dict[str, str], dict[str, str]]:
+    """1,500 modules, 500 raising once; in the second revision every message is reworded."""
+    first, second = {}, {}
+    for index in range(1500):
+        raises = message(index) if index % 3 == 0 else None
+        parts = [function(f"helper_{index}_{k}", index * 30 + k, None) for k in range(25)]
+        text = '"""Generated module."""\n' + "".join(parts)
+        path = f"pkg/sub{index % 50:02d}/mod{index:04d}.py"
+        first[path] = text + function(f"check_{index}", index, raises)
+        reworded = raises and raises.replace("needs the option", "now wants").replace("is on", "")
+        second[path] = text + function(f"check_{index}", index, reworded)
+    return first, second
+
+
 def make_repo(folder: Path, first: dict[str, str], second: dict[str, str]) -> tuple[Path, Path]:
     repo, content = folder / "repo", folder / "content"
     repo.mkdir(parents=True)
@@ -136,7 +152,11 @@ def main(argv: list[str]) -> None:
             code = Path(arg.removeprefix("--errpages=")).resolve()
         elif arg.startswith("--runs="):
             runs = int(arg.removeprefix("--runs="))
-    cases = {"many files (450 modules)": many_files(), "one 13,000-line file": one_file()}
+    cases = {
+        "many files (450 modules)": many_files(),
+        "one 13,000-line file": one_file(),
+        "a rewrite (1,500 modules, every message reworded)": rewrite(),
+    }
     with tempfile.TemporaryDirectory(prefix="errpages-drift-bench-") as temp:
         for number, (label, (first, second)) in enumerate(cases.items()):
             repo, content = make_repo(Path(temp) / str(number), first, second)

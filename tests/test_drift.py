@@ -299,6 +299,25 @@ def test_a_raise_moved_to_another_file_is_moved_there_or_changed_when_reworded(
     assert check.exit_code == 0, check.output
 
 
+def test_a_raise_found_elsewhere_by_words_that_follow_escapes(tmp_path: Path, make_content) -> None:  # type: ignore[no-untyped-def]
+    """Files are picked by the words of the record's message, found once per file: a word
+    right after `\\n` or `\\t` in the code is a word all the same."""
+    message = "Unsupported value:\nExpected\tinteger or fraction, got {value!r}"
+    raising = (
+        "def parse(value):\n"
+        "    if not isinstance(value, int):\n"
+        '        raise TypeError(f"Unsupported value:\\nExpected\\tinteger or fraction, '
+        'got {value!r}")\n'
+    )
+    repo, content = scanned_project(tmp_path, make_content, {"pkg/parse.py": raising})
+    repo.write("pkg/parse.py", "from pkg.numbers import parse\n")
+    repo.write("pkg/numbers.py", "import sys\n\n\n" + raising)
+    repo.write("pkg/other.py", '"""Unsupported value: an integer, a fraction; expected."""\n')
+    head = repo.commit("moved")
+    row = rows_by_message(content, repo)[message]
+    assert (row["status"], row["now"]) == ("moved", f"pkg/numbers.py:6@{head[:10]}")
+
+
 def test_two_records_never_claim_one_raise(tmp_path: Path, make_content) -> None:  # type: ignore[no-untyped-def]
     ipv4, ipv6 = "Invalid IPv4 address: {host!r}", "Invalid IPv6 address: {host!r}"
     module = (

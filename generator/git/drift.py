@@ -20,6 +20,7 @@ import datetime
 import difflib
 import json
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,6 +64,9 @@ PYTHON_SUFFIXES = (".py", ".pyi")
 TOKEN_RE = re.compile(r"\{\}|\w+|[^\w\s]")
 WORD_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
 PROBE_WORDS = 6
+# A backslash escape in a file's code, taken out before its words are found (so the word
+# after `\n` in a string is a word of its own).
+ESCAPE_RE = re.compile(r"\\.")
 
 
 @dataclass(frozen=True)
@@ -259,24 +263,35 @@ def similarity(a: tuple[str, ...], b: tuple[str, ...], floor: float) -> float:
     return matcher.ratio()
 
 
-def other_files(code: Code, target: str, wanted: Wanted, exact: bool) -> list[str]:
-    """The other Python files at REV that could hold the record's raise (tests left out, as
-    `scan` leaves them out): with every one of its message's longest words (exact), or half
-    of them (a raise reworded keeps most); none for a message without words of four letters
-    or more."""
+def probe_words(wanted: Wanted) -> list[str]:
+    """The words of four letters or more that find the files a record's raise could be in:
+    its longest."""
     words = sorted(set(WORD_RE.findall(wanted.message)), key=lambda w: (-len(w), w))
-    words = words[:PROBE_WORDS]
-    if not words:
-        return []
-    enough = len(words) if exact else (len(words) + 1) // 2
-    found = []
+    return words[:PROBE_WORDS]
+
+
+def files_with_words(code: Code, target: str, vocabulary: set[str]) -> dict[str, set[str]]:
+    """For each of these words, the Python files at REV that have it (tests left out, as
+    `scan` leaves them out): each file's words found once, however many records look."""
+    found: dict[str, set[str]] = {word: set() for word in vocabulary}
+    if not vocabulary:
+        return found
     for path in code.python_files(target):
-        if path == wanted.path or is_test_path(path):
-            continue
-        text = code.text(target, path)
-        if text is not None and sum(word in text for word in words) >= enough:
-            found.append(path)
+        text = None if is_test_path(path) else code.text(target, path)
+        if text is not None:
+            for word in vocabulary.intersection(WORD_RE.findall(ESCAPE_RE.sub(" ", text))):
+                found[word].add(path)
     return found
+
+
+def other_files(wanted: Wanted, files_with: dict[str, set[str]], exact: bool) -> list[str]:
+    """The other files that could hold the record's raise: with every one of its probe words
+    (exact), or half of them (a raise reworded keeps most); none for a message without words
+    of four letters or more."""
+    words = probe_words(wanted)
+    enough = len(words) if exact else (len(words) + 1) // 2
+    found = Counter(path for word in words for path in files_with[word] if path != wanted.path)
+    return sorted(path for path, count in found.items() if words and count >= enough)
 
 
 def assign(
@@ -305,8 +320,10 @@ def match_raises(code: Code, target: str, wanted: list[Wanted]) -> dict[int, Can
         assign(pairs, chosen, taken)
 
     look(lambda i, w: own[i], exact=True)
-    look(lambda i, w: other_files(code, target, w, exact=True), exact=True)
-    look(lambda i, w: own[i] + other_files(code, target, w, exact=False), exact=False)
+    left = [w for i, w in enumerate(wanted) if i not in chosen]
+    files_with = files_with_words(code, target, {word for w in left for word in probe_words(w)})
+    look(lambda i, w: other_files(w, files_with, exact=True), exact=True)
+    look(lambda i, w: own[i] + other_files(w, files_with, exact=False), exact=False)
     return chosen
 
 
