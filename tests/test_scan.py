@@ -52,6 +52,9 @@ def make_project(tmp_path: Path) -> tuple[GitRepo, str]:
     repo.write("pkg/broken.py", "def x(:\n")
     repo.write("docs/readme.md", "raise ValueError('not python')\n")
     repo.write("pkg/data.py", "\0binary")
+    # Generated code nested deeper than Python's parser follows (3,000 strings joined by +).
+    joined = " + ".join(f'"part {n} "' for n in range(3000))
+    repo.write("pkg/generated.py", f"def table():\n    raise ValueError({joined})\n")
     return repo, repo.commit("first")
 
 
@@ -77,6 +80,7 @@ def test_scan_creates_drafts_once_and_never_touches_the_repository(
             "assert without a message",
             "ValueError raised without a message",
             "message is not built from string literals",
+            "does not parse as Python",
             "does not parse as Python",
             "file is a binary file",
         ]

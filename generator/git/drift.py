@@ -169,7 +169,7 @@ def python_sites(source: str, path: str, arguments: Mapping[str, int | str]) -> 
         return []
     try:
         return scan_source(source, arguments)[0]
-    except (SyntaxError, ValueError, RecursionError):
+    except SyntaxError:
         return []
 
 

@@ -183,7 +183,8 @@ def find_raise(
     try:
         sites, _ = scan_source(source, arguments)
     except SyntaxError as exc:
-        raise PinError(f"{path} does not parse as Python (line {exc.lineno}): {exc.msg}") from exc
+        where = f" (line {exc.lineno})" if exc.lineno else ""
+        raise PinError(f"{path} does not parse as Python{where}: {exc.msg}") from exc
     found = matching_sites(sites, exception, message)
     if not found:
         raise PinError(

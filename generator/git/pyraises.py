@@ -425,10 +425,15 @@ def message_argument(call: ast.Call, where: int | str | None) -> ast.expr | None
 def scan_source(
     source: str, message_arguments: Mapping[str, int | str] | None = None
 ) -> tuple[list[RaiseSite], list[Skipped]]:
-    """Every raise site with a literal message in one module (raises SyntaxError).
-    `message_arguments`: exception classes whose message is another argument than the first
-    (site.yaml's setting of that name)."""
-    tree = ast.parse(source)
-    scanner = _Scanner(message_arguments or {})
-    scanner.scan(tree.body, tree)
+    """Every raise site with a literal message in one module (SyntaxError when it cannot be
+    read as Python: not Python, a NUL byte, or nested deeper than Python's parser or this
+    walk can follow). `message_arguments`: exception classes whose message is another
+    argument than the first (site.yaml's setting of that name)."""
+    try:
+        tree = ast.parse(source)
+        scanner = _Scanner(message_arguments or {})
+        scanner.scan(tree.body, tree)
+    except (ValueError, RecursionError, MemoryError) as exc:
+        problem = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+        raise SyntaxError(problem) from None
     return scanner.sites, scanner.skipped
