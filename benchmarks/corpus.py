@@ -130,5 +130,13 @@ def write_corpus(count: int, folder: Path) -> None:
     )
 
 
+def corpus_folder(count: int) -> Path:
+    """The corpus of `count` records kept in benchmarks/out/ (written when missing)."""
+    content = Path(__file__).resolve().parent / "out" / f"bench-corpus-{count}"
+    if not (content / "errors").is_dir():
+        write_corpus(count, content)
+    return content
+
+
 if __name__ == "__main__":
     write_corpus(int(sys.argv[1]), Path(sys.argv[2]))

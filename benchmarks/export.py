@@ -19,9 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.corpus import write_corpus
-
-OUT = Path(__file__).resolve().parent / "out"
+from benchmarks.corpus import corpus_folder
 
 TIMING = """
 import json, sys, time
@@ -37,13 +35,6 @@ for kind, message in cases:
 each = (time.perf_counter() - started) / len(cases)
 print(json.dumps([imported, each, found]))
 """
-
-
-def corpus(count: int) -> Path:
-    content = OUT / f"bench-corpus-{count}"
-    if not (content / "errors").is_dir():
-        write_corpus(count, content)
-    return content
 
 
 def messages(content: Path, count: int) -> list[list[str]]:
@@ -76,7 +67,7 @@ def run(folder: Path, cases: list[list[str]]) -> tuple[float, float, int]:
 
 
 def main(count: int) -> None:
-    content = corpus(count)
+    content = corpus_folder(count)
     with tempfile.TemporaryDirectory(prefix="errpages-export-bench-") as temp:
         folder = Path(temp)
         target = folder / "errpages_links.py"

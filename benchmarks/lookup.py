@@ -4,8 +4,10 @@
 
 Times every case of tests/lookup_cases.yaml (the texts that made the old
 backtracking matcher hang among them), then logs of 2 and 4 MB against the
-example site's templates, in Python (best of 3) and in lookup.js in a worker of
-headless Chromium (best of 3). Then the search page itself opened with 1 MB
+example site's templates, and logs against the 10,000 templates of the
+benchmark corpus (every template is compared with each of the last exception
+lines), in Python (best of 3) and in lookup.js in a worker of headless
+Chromium (best of 3). Then the search page itself opened with 1 MB
 `?q=` and `?tb=` links (Chromium refuses longer URLs) beside the home page with
 the same link, and the search page ranking 2 MB pasted into its box. The
 targets: every case under 0.2 s, every 2 MB log under 1 s.
@@ -21,6 +23,7 @@ from urllib.parse import quote
 
 from playwright.sync_api import Browser, sync_playwright
 
+from benchmarks.corpus import corpus_folder
 from generator.build import BuildReport, build, load_site
 from tests.conftest import EXAMPLE_CONTENT
 from tests.lookup_cases import (
@@ -65,6 +68,27 @@ def large_cases() -> list[LookupCase]:
     }
     return [
         LookupCase(f"{name}, example site", templates, text, ()) for name, text in texts.items()
+    ]
+
+
+def corpus_cases(count: int = 10_000) -> list[LookupCase]:
+    """Logs of many tracebacks, each of another error of the corpus, against all its templates."""
+    site = load_site(corpus_folder(count), None, BuildReport())
+    assert site is not None
+    records = site.records
+    templates = tuple({"id": r.id, "message": r.message, "exception": r.exception} for r in records)
+
+    def tracebacks(number: int) -> str:
+        shown = (records[(index * 7919) % len(records)] for index in range(number))
+        return "".join(
+            f'Traceback (most recent call last):\n  File "x.py", line 3, in f\n'
+            f"{r.exception}: {r.message.replace('{value!r}', repr('abc'))}\n"
+            for r in shown
+        )
+
+    return [
+        LookupCase(f"{number:,} tracebacks, {count:,} templates", templates, tracebacks(number), ())
+        for number in (1, 1_000, 10_000)
     ]
 
 
@@ -113,7 +137,7 @@ def pasted_seconds(browser: Browser, url: str, text: str) -> float:
 
 
 def main() -> None:
-    cases = load_cases() + large_cases()
+    cases = load_cases() + large_cases() + corpus_cases()
     chromium = shutil.which("chromium") or "chromium"
     with sync_playwright() as driver, tempfile.TemporaryDirectory() as folder:
         browser = driver.chromium.launch(executable_path=chromium, args=FLAGS)

@@ -27,18 +27,10 @@ import time
 import urllib.request
 from pathlib import Path
 
-from benchmarks.corpus import write_corpus
+from benchmarks.corpus import corpus_folder
 
-OUT = Path(__file__).resolve().parent / "out"
 POLL_SECONDS = 0.01
 TIMEOUT_SECONDS = 120.0
-
-
-def corpus(count: int) -> Path:
-    content = OUT / f"bench-corpus-{count}"
-    if not (content / "errors").is_dir():
-        write_corpus(count, content)
-    return content
 
 
 def fetch(url: str) -> str:
@@ -102,7 +94,7 @@ def main(argv: list[str]) -> None:
             code = Path(arg.removeprefix("--errpages=")).resolve()
         else:
             count = int(arg)
-    source = corpus(count)
+    source = corpus_folder(count)
     with tempfile.TemporaryDirectory(prefix="errpages-serve-bench-") as temp:
         folder = Path(temp)
         content = folder / "content"

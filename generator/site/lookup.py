@@ -29,7 +29,8 @@ cases of tests/lookup_cases.yaml hold both to them. Matching never backtracks:
   is not offered as exact, and ranks by its literal text alone, after the
   partial matches.
 - Records with no full match can still match partly: most of their words
-  appear in one `Exception: message` line (one of the last MAX_EXCEPTION_LINES).
+  appear in one `Exception: message` line (one of the last MAX_EXCEPTION_LINES
+  different ones).
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ EXCEPTION_LINE_RE = re.compile(
     r"(?:^| )((?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Za-z_][A-Za-z0-9_]*): (.+)$", re.M
 )
 MAX_TEXT = 4_000_000
-MAX_EXCEPTION_LINES = 1000
+MAX_EXCEPTION_LINES = 100
 PARTIAL_THRESHOLD = 0.6
 EXACT_BASE = 1000.0
 MIN_EXACT_LITERAL = 10
@@ -296,9 +297,16 @@ def placeholder_values(
 
 
 def exception_lines(text: Text) -> list[tuple[str, frozenset[str], str]]:
-    """The last `Exception: message` lines: the exception, the message's words, the line."""
-    lines = EXCEPTION_LINE_RE.findall(text.lined)[-MAX_EXCEPTION_LINES:]
-    return [(exception, words(message), f"{exception}: {message}") for exception, message in lines]
+    """The last MAX_EXCEPTION_LINES different `Exception: message` lines (the same exception
+    and words count once, where last seen), in the text's order: the exception, the
+    message's words, the line. Each is compared with every template, so their number is
+    what bounds that work."""
+    found: dict[tuple[str, frozenset[str]], str] = {}
+    for exception, message in reversed(EXCEPTION_LINE_RE.findall(text.lined)):
+        found.setdefault((exception, words(message)), f"{exception}: {message}")
+        if len(found) == MAX_EXCEPTION_LINES:
+            break
+    return [(exception, seen, line) for (exception, seen), line in reversed(found.items())]
 
 
 def partial_match(

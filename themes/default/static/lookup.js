@@ -18,7 +18,7 @@
   // generator/messages.py's TOKEN_RE.
   var PLACEHOLDER_RE = /\{\{|\}\}|\{([A-Za-z0-9_]+)((?:\.[A-Za-z_][A-Za-z0-9_]*|\[[^\]{}]*\])*)(![rsa])?(:[^{}]*)?\}/g;
   var MAX_TEXT = 4000000;
-  var MAX_EXCEPTION_LINES = 1000;
+  var MAX_EXCEPTION_LINES = 100;
   var PARTIAL_THRESHOLD = 0.6;
   var EXACT_BASE = 1000;
   var MIN_EXACT_LITERAL = 10;
@@ -283,7 +283,9 @@
     return best;
   }
 
-  /* The last "Exception: message" lines of a text, with the message's words. */
+  /* The last MAX_EXCEPTION_LINES different "Exception: message" lines of a text (the same
+     exception and words count once, where last seen), in the text's order, with the
+     message's words: each is compared with every template. */
   function exceptionLines(text) {
     var lines = [];
     var found;
@@ -291,9 +293,17 @@
     while ((found = EXCEPTION_LINE_RE.exec(text.lined)) !== null) {
       lines.push(found);
     }
-    return lines.slice(-MAX_EXCEPTION_LINES).map(function (line) {
-      return { exception: line[1], words: wordsOf(line[2]) };
-    });
+    var seen = new Set();
+    var kept = [];
+    for (var i = lines.length - 1; i >= 0 && kept.length < MAX_EXCEPTION_LINES; i--) {
+      var words = wordsOf(lines[i][2]);
+      var key = lines[i][1] + "\n" + Array.from(words).sort().join(" ");
+      if (!seen.has(key)) {
+        seen.add(key);
+        kept.push({ exception: lines[i][1], words: words });
+      }
+    }
+    return kept.reverse();
   }
 
   /* Most of the template's words in one exception line: a likely match for a changed message. */
