@@ -52,11 +52,3 @@ def update_source(text: str, snippet_file: str, source_path: str, line: int, com
     yaml.dump(data, out)
     # A removed block scalar can leave its trailing blank line behind.
     return out.getvalue().rstrip("\n") + "\n"
-
-
-def dump_new(data: dict[str, Any], header: str = "") -> str:
-    """Text of a new record from plain data, in the given key order."""
-    yaml = round_trip()
-    out = io.StringIO()
-    yaml.dump(data, out)
-    return header + out.getvalue()

@@ -49,10 +49,6 @@ class YamlDocument:
                 return pos
         return Position(self.path, 1, 1)
 
-    def key_position(self, key_path: KeyPath) -> Position:
-        """Return the position of the key at key_path (falls back to its value)."""
-        return self.key_positions.get(key_path) or self.position(key_path)
-
 
 class _Converter:
     """Turn a composed node tree into plain values, collecting diagnostics."""

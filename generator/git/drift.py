@@ -291,7 +291,7 @@ def other_files(wanted: Wanted, files_with: dict[str, set[str]], exact: bool) ->
     words = probe_words(wanted)
     enough = len(words) if exact else (len(words) + 1) // 2
     found = Counter(path for word in words for path in files_with[word] if path != wanted.path)
-    return sorted(path for path, count in found.items() if words and count >= enough)
+    return sorted(path for path, count in found.items() if count >= enough)
 
 
 def assign(

@@ -35,10 +35,6 @@ def is_safe_url(url: str) -> bool:
     return match is None or match.group(1) in SAFE_SCHEMES
 
 
-def _highlight_fence(code: str, language: str, _attrs: str) -> str:
-    return highlight_block(code, language.strip() or "text")
-
-
 def _shift_headings(state: Any) -> None:
     for token in state.tokens:
         if token.type in ("heading_open", "heading_close"):
