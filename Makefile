@@ -39,9 +39,10 @@ browser:
 site: install
 	$(BIN)/errpages build --content content --out site
 
-## Build content/ into site/, then serve it on http://$(HOST):$(PORT)/ (Ctrl-C stops it).
-serve: install
-	$(BIN)/errpages serve --content content --out site --host $(HOST) --port $(PORT)
+## Build content/ into site/ (to open from disk), then serve content/ on
+## http://$(HOST):$(PORT)/, following every save (Ctrl-C stops it).
+serve: site
+	$(BIN)/errpages serve --content content --host $(HOST) --port $(PORT)
 
 lint: install-test
 	$(BIN)/ruff check generator tests benchmarks

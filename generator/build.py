@@ -14,8 +14,8 @@ import os
 import re
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import ExitStack, contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, closing, contextmanager
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -28,7 +28,6 @@ from generator.content.listing import (
     ContentFiles,
     display_path,
     list_content,
-    refreshed,
     shown_records_folder,
 )
 from generator.content.loader import LoadedContent, SnippetFiles, load_content, parse_files
@@ -44,7 +43,7 @@ from generator.diagnostics import (
     warning,
     with_source_lines,
 )
-from generator.memo.cache import BuildCache, RecordEntry, Written, load_cache, still_current
+from generator.memo.cache import BuildCache, RecordEntry, Written, load_cache
 from generator.memo.fingerprint import (
     DEFAULT_CACHE_DIR,
     BuildOptions,
@@ -136,51 +135,6 @@ def timed(report: BuildReport, stage: str) -> Iterator[None]:
     start = time.perf_counter()
     yield
     report.timings[stage] = report.timings.get(stage, 0.0) + time.perf_counter() - start
-
-
-@dataclass
-class Resident:
-    """What `errpages serve` keeps in memory from one build to the next: the cache as the last
-    build left it (saved when serve stops: `save`), the content folder's listing and the paths
-    the watcher saw change since, and the theme's template environment."""
-
-    cache: BuildCache | None = None
-    listing: tuple[Path, ContentFiles] | None = None  # of which content folder
-    changed: set[str] | None = None  # paths changed since the listing (None: not known)
-    environment: tuple[str, Environment] | None = None  # the theme files' fingerprint, and it
-
-    def saw_change(self, paths: Iterable[str]) -> None:
-        if self.changed is not None:
-            self.changed.update(paths)
-
-    def list_content(self, content_root: Path) -> ContentFiles:
-        """The listing, made again only when the changes seen since cannot be applied to it."""
-        listing = None
-        if self.changed is not None and self.listing and self.listing[0] == content_root:
-            listing = refreshed(self.listing[1], content_root, self.changed)
-        listing = listing or list_content(content_root)
-        self.listing, self.changed = (content_root, listing), set()
-        return listing
-
-    def make_environment(self, theme_dir: Path, theme_key: str) -> Environment:
-        if self.environment is None or self.environment[0] != theme_key:
-            self.environment = (theme_key, make_environment(theme_dir))
-        return self.environment[1]
-
-    def save(self, out_dir: Path) -> str | None:
-        """Save the kept cache, under the output folder's lock, unless another build saved
-        one since (then that one is newer); what went wrong, if it could not be saved."""
-        cache, self.cache = self.cache, None
-        if cache is None:
-            return None
-        try:
-            with output_lock(out_dir):
-                kept = still_current(cache, cache.path, cache.code, cache.records_folder)
-                return kept.save() if kept is not None else None
-        except OSError as exc:  # the lock cannot be taken
-            return str(exc)
-        finally:
-            cache.close()
 
 
 def find_theme(config: SiteConfig, content_root: Path) -> tuple[Path | None, list[Diagnostic]]:
@@ -588,7 +542,7 @@ def stage_dump(
     site: Site,
     staging: Staging,
     units: dict[str, UnitEntry],
-    other_shards: dict[str, str],
+    other_shards: dict[str, bytes],
     old_layout: Layout,
     layout: Layout,
 ) -> str:
@@ -605,7 +559,7 @@ def stage_dump(
                 line_shas[record_id] = sha
                 if previous.get(json_path) == sha:
                     unchanged.add(record_id)
-    extra_lines = {i: f"{line}\n".encode() for i, line in other_shards.items()}
+    extra_lines = other_shards
     for record_id, extra in extra_lines.items():
         line_shas[record_id] = hashlib.sha256(extra).hexdigest()
 
@@ -722,17 +676,15 @@ def build(
     progress: Progress | None = None,
     wait: bool = True,
     waiting: Callable[[str], None] | None = None,
-    resident: Resident | None = None,
     listing: ContentFiles | None = None,
 ) -> BuildReport:
     """Build the site from content_root into out_dir (None: a check, `errpages check`).
 
     A build into a folder holds that folder's lock from start to end (`output_lock`):
     another build into it waits (told through `waiting`), or fails at once (`wait=False`).
-    `resident`: what the last build of this process left (`serve`). `listing`: the content
-    folder, listed already (by `up_to_date`). A check is the same build, without a cache,
-    into a folder of the system's temporary files that is deleted after: whatever a build
-    would refuse, a check refuses.
+    `listing`: the content folder, listed already (by `up_to_date`). A check is the same
+    build, without a cache, into a folder of the system's temporary files that is deleted
+    after: whatever a build would refuse, a check refuses.
     """
     options = BuildOptions(base_url, strict, include_drafts, jobs, cache_dir, shard, progress)
     report = BuildReport()
@@ -746,9 +698,7 @@ def build(
             options = replace(options, cache_dir=None)
         try:
             with output_lock(out_dir, wait, waiting):
-                return build_into(
-                    content_root, out_dir, options, report, resident, listing, checking
-                )
+                return build_into(content_root, out_dir, options, report, listing, checking)
         except OutputBusy as exc:
             hint = "wait for it to finish, or run without --no-wait"
             report.diagnostics.append(error(Position(display_path(out_dir)), "", str(exc), hint))
@@ -765,7 +715,6 @@ def build_into(
     out_dir: Path,
     options: BuildOptions,
     report: BuildReport,
-    resident: Resident | None = None,
     listing: ContentFiles | None = None,
     checking: bool = False,
 ) -> BuildReport:
@@ -780,8 +729,7 @@ def build_into(
     )
     with collector_paused():  # from here on (the listing is tens of thousands of objects)
         with timed(report, "list"):
-            if listing is None:
-                listing = (resident.list_content if resident else list_content)(content_root)
+            listing = listing or list_content(content_root)
         themes = theme_folders(content_root)
         inputs = inputs_fingerprint(content_root, options, listing.digest, themes)
         site_identity = folder_identity(out_dir)
@@ -792,8 +740,8 @@ def build_into(
         # Forked now, before the cache and the records are loaded (see `WorkerPool`).
         records_listed = len(listing.under("errors")[0])
         with (
-            WorkerPool(options.jobs, records_listed, early=resident is None) as pool,
-            opened_cache(resident, cache_path, code, folder) as (cache, kept_in_memory),
+            WorkerPool(options.jobs, records_listed) as pool,
+            closing(load_cache(cache_path, code, folder)) as cache,
         ):
             if cache.saw(inputs, site_identity):
                 report.unchanged = True
@@ -810,10 +758,7 @@ def build_into(
             if not site.config.base_url and not checking:
                 report.diagnostics.append(no_base_url(content_root))
             theme_key = theme_folders_fingerprint(theme_dir)
-            if resident is not None:
-                theme = Theme(theme_dir, resident.make_environment(theme_dir, theme_key))
-            else:
-                theme = Theme(theme_dir, make_environment(theme_dir))
+            theme = Theme(theme_dir, make_environment(theme_dir))
             records = record_entries(cache, loaded, fresh)
             shared_key = f"{code}\n{site.config!r}\n{theme_key}"
             # plan → render → link check → write
@@ -827,30 +772,8 @@ def build_into(
             cache.remember(
                 records, fresh, written, shared_key, inputs, tuple(map(str, themes)), warnings
             )
-            if not kept_in_memory:  # a cache kept in memory is saved when serve stops
-                report.cache_problem = cache.save()
+            report.cache_problem = cache.save()
             return report
-
-
-@contextmanager
-def opened_cache(
-    resident: Resident | None, path: Path | None, code: str, records_folder: str
-) -> Iterator[tuple[BuildCache, bool]]:
-    """The cache of this output, and whether it is the one serve kept in memory (when it is
-    still the one on disk: then kept for the next rebuild, and saved when serve stops)."""
-    kept = resident and still_current(resident.cache, path, code, records_folder)
-    cache = kept or load_cache(path, code, records_folder)
-    if resident is not None:
-        resident.cache = cache if path is not None else None
-    try:
-        yield cache, bool(kept)
-    except BaseException:
-        if resident is not None:
-            resident.cache = None  # a build that raised may have left it half made
-        raise
-    finally:
-        if resident is None or resident.cache is not cache:
-            cache.close()
 
 
 def record_versions(entries: dict[str, RecordEntry], records_folder: str) -> dict[str, Version]:

@@ -104,7 +104,7 @@ def problem_counts(report: BuildReport) -> str:
 
 
 def built_line(report: BuildReport, out: Path, elapsed: float, shard: tuple[int, int]) -> str:
-    """The line that ends a build and each of `serve`'s rebuilds."""
+    """The line that ends a build."""
     warnings = warning_count(report)
     errors = len(report.site.records) if report.site else 0
     part = f" (shard {shard[0]}/{shard[1]})" if shard != (1, 1) else ""
@@ -772,13 +772,6 @@ def ids_forget_command(error_ids: tuple[str, ...], content: Path) -> None:
 
 @cli.command("serve")
 @CONTENT_OPTION
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=Path("site"),
-    show_default=True,
-    help="The output folder to build into and serve.",
-)
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (loopback).")
 @click.option(
     "--port",
@@ -787,71 +780,72 @@ def ids_forget_command(error_ids: tuple[str, ...], content: Path) -> None:
     type=click.IntRange(0, 65535),
     help="Port; the next free one is taken when it is busy (0: any).",
 )
-@CACHE_DIR_OPTION
-@click.option("--no-watch", is_flag=True, help="Serve only; do not rebuild on changes.")
+@click.option("--no-watch", is_flag=True, help="Serve only; do not follow changes.")
 @DRAFTS_OPTION
-def serve_command(
-    content: Path, out: Path, host: str, port: int, cache_dir: Path, no_watch: bool, drafts: bool
-) -> None:
-    """Build, serve on http://127.0.0.1:PORT/, and rebuild and reload the tabs on every change."""
-    from generator.build import Resident, build, theme_folders
-    from generator.serve.dev import LiveHandler, LiveState, watch_and_rebuild, written_by_builds
-    from generator.serve.static import free_port_server, url_of
+def serve_command(content: Path, host: str, port: int, no_watch: bool, drafts: bool) -> None:
+    """Serve the site on http://127.0.0.1:PORT/ from memory, and reload the tabs on every
+    change; each page is made when it is asked for (`build` makes the site to publish)."""
+    from generator.build import theme_folders
+    from generator.serve.dev import LiveHandler, LiveState, watch_and_update
+    from generator.serve.session import Session
+    from generator.serve.static import Found, free_port_server, url_of
 
     state = LiveState()
-    warned: set[Diagnostic] = set()  # each warning is said once a session, not every rebuild
-    resident = Resident()  # what one rebuild leaves the next: the cache, listing, templates
+    said: set[Diagnostic] = set()  # each warning and broken link is said once a session
+    session = Session(content, drafts)
 
-    def rebuild(changed: set[str]) -> list[str]:
+    def update(changed: set[str]) -> list[str]:
         started = time.perf_counter()
-        resident.saw_change(changed)
         try:
-            report = build(
-                content,
-                out,
-                include_drafts=drafts,
-                cache_dir=cache_dir,
-                waiting=say_on_stderr,
-                resident=resident,
-            )
+            report = session.update(changed)
         except Exception as exc:
-            failure = f"the rebuild failed: {type(exc).__name__}: {printable(str(exc))}"
-            click.echo(f"{failure}; serving the last good build of {display_path(out)}.", err=True)
+            failure = f"reading the content failed: {type(exc).__name__}: {printable(str(exc))}"
+            click.echo(f"{failure}; serving the last good site.", err=True)
             return [failure]
-        print_diagnostics(report, warned)
+        print_diagnostics(report, said)
         if report.failed():
             click.echo(
-                f"Build failed ({problem_counts(report)}); "
-                f"serving the last good build of {display_path(out)}.",
-                err=True,
+                f"Not updated ({problem_counts(report)}); serving the last good site.", err=True
             )
             return [d.format() for d in report.diagnostics if d.level is Level.ERROR]
-        if not report.unchanged:
-            click.echo(built_line(report, out, time.perf_counter() - started, (1, 1)))
+        click.echo(updated_line(report, time.perf_counter() - started))
         return []
 
-    state.errors = rebuild(set())
-    server = free_port_server(out, host, port, quiet=True, handler=LiveHandler, state=state)
+    def read(path: str) -> Found | None:
+        found = session.read(path)
+        for problem in found[1] if found else []:
+            if problem not in said:
+                said.add(problem)
+                click.echo(problem.format(), err=True)
+        return found
+
+    state.errors = update(set())
+    server = free_port_server(read, host, port, quiet=True, handler=LiveHandler, state=state)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    click.echo(f"Serving {display_path(out)} at {url_of(server)}  (Ctrl-C stops)")
+    click.echo(f"Serving {display_path(content)} at {url_of(server)}  (Ctrl-C stops)")
     stop = threading.Event()
-    signal.signal(signal.SIGTERM, stopped_by_signal)  # stopped as by Ctrl-C: the cache is saved
+    signal.signal(signal.SIGTERM, stopped_by_signal)  # stopped as by Ctrl-C
     try:
         if no_watch:
             stop.wait()
         else:
-            wanted = written_by_builds(out, cache_dir)
-            watch_and_rebuild([content, *theme_folders(content)], rebuild, state, stop, wanted)
+            watch_and_update([content, *theme_folders(content)], update, state, stop)
     except KeyboardInterrupt:
         pass
     finally:
         server.shutdown()
         server.server_close()
-        problem = resident.save(out)
-        if problem is not None:
-            click.echo(f"The build cache could not be saved: {printable(problem)}", err=True)
         click.echo("Stopped.")
+
+
+def updated_line(report: BuildReport, elapsed: float) -> str:
+    """The line that ends each of `serve`'s updates."""
+    errors = len(report.site.records) if report.site else 0
+    return (
+        f"Updated {plural(errors, 'error')} ({report.records_read} read), "
+        f"{plural(warning_count(report), 'warning')}, {elapsed:.2f}s"
+    )
 
 
 def stopped_by_signal(_signal: int, _frame: object) -> None:

@@ -55,17 +55,12 @@ def collector_paused() -> Iterator[None]:
 class WorkerPool:
     """Worker processes forked when a build starts, while this process is small, if it has
     enough records for them (`expected`); what they work on reaches them pickled: `setup`
-    once per worker (through a file), items by chunk.
+    once per worker (through a file), items by chunk."""
 
-    With `early` False (a process that is large already: `serve`, holding the
-    cache between rebuilds, where most rebuilds render a page or two), they
-    are forked only when a map has enough items for them.
-    """
-
-    def __init__(self, jobs: int, expected: int, early: bool = True) -> None:
+    def __init__(self, jobs: int, expected: int) -> None:
         self.size = jobs or os.cpu_count() or 1
         self.pool: Pool | None = None
-        if early and worker_count(self.size, expected) > 1:
+        if worker_count(self.size, expected) > 1:
             self.start()
 
     def start(self) -> None:

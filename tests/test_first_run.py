@@ -7,12 +7,13 @@ import re
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 import zipfile
 from pathlib import Path
 
 import pytest
 
-from generator.build import build
 from generator.content.listing import display_path
 from generator.content.record_schema import record_schema
 from tests.conftest import REPO_ROOT, Served, run_cli, valid_record
@@ -128,54 +129,78 @@ def test_the_base_url_warning_names_the_file_to_set_it_in(make_content, tmp_path
     assert "base_url" not in run_cli("check", "--content", str(content)).output
 
 
-def test_serve_says_a_warning_once_and_ends_rebuilds_as_build_does(
-    make_content, tmp_path: Path
+def test_serve_says_a_warning_once_and_ends_each_update_with_a_line(
+    make_content,
 ) -> None:  # type: ignore[no-untyped-def]
     content = make_content({"errors/a.yaml": valid_record()})
-    out, cache = str(tmp_path / "site"), str(tmp_path / "c")
-    served = Served("--content", str(content), "--out", out, "--cache-dir", cache)
+    served = Served("--content", str(content))
     try:
         served.wait_for("Serving")
         for edit in range(2):
             time.sleep(0.5)  # the watcher is running
             record = content / "errors" / "a.yaml"
             record.write_text(valid_record().replace("widget was bad", f"widget was bad {edit}"))
-            served.wait_for("Built ")
+            served.wait_for("Updated ")
     finally:
         served.stop()
-    built_lines = [line for line in served.lines if line.startswith("Built ")]
-    assert len(built_lines) == 3, served.lines
-    pattern = r"Built 1 error into \S+: \d+ rendered, \d+ unchanged, \d+ files, 1 warning, [\d.]+s"
-    assert all(re.fullmatch(pattern, line.strip()) for line in built_lines), built_lines
+    updated_lines = [line for line in served.lines if line.startswith("Updated ")]
+    assert len(updated_lines) == 3, served.lines
+    pattern = r"Updated 1 error \(1 read\), 1 warning, [\d.]+s"
+    assert all(re.fullmatch(pattern, line.strip()) for line in updated_lines), updated_lines
     assert sum("base_url: not set" in line for line in served.lines) == 1, served.lines
 
 
-def test_serve_shows_each_save_and_keeps_its_cache_for_the_next_build(
-    make_content, tmp_path: Path
-) -> None:  # type: ignore[no-untyped-def]
-    """An edit, an added record and an editor's temporary file reach the served site through
-    the watcher; when serve stops, the cache it kept in memory is saved: the next build of
-    the same content into the same folder has nothing to do."""
-    content = make_content({"errors/a.yaml": valid_record()})
-    out, cache = tmp_path / "site", tmp_path / "c"
-    served = Served("--content", str(content), "--out", str(out), "--cache-dir", str(cache))
-    page = out / "errors" / "0123456789abcdef" / "index.html"
+def fetch(url: str) -> tuple[int, str]:
     try:
-        served.wait_for("Serving")
+        with urllib.request.urlopen(url, timeout=10) as answer:
+            return answer.status, answer.read().decode()
+    except urllib.error.HTTPError as refused:
+        return refused.code, refused.read().decode()
+
+
+def test_serve_shows_each_save_and_writes_nothing(make_content, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """An edit, an added record and an editor's temporary file reach the served pages through
+    the watcher; a page's broken link is said over it and once in the terminal; and serve
+    writes no file, into the content folder or anywhere beside it."""
+    content = make_content({"errors/a.yaml": valid_record()})
+    broken = valid_record("00000000000000cc", "linked widget").replace(
+        "widget was bad.", "widget was bad, see [the guide](../nowhere/)."
+    )
+    written = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    served = Served("--content", str(content))
+    try:
+        url = served.wait_for("Serving").split(" at ")[1].split()[0]
+        page = f"{url}errors/0123456789abcdef/"
+        assert "bad widget" in fetch(page)[1]
         time.sleep(0.5)  # the watcher is running
         (content / "errors" / "a.yaml").write_text(valid_record(message="edited widget"))
         (content / "errors" / "a.yaml~").write_text("an editor's backup")
-        served.wait_for("Built ")
-        assert "edited widget" in page.read_text()
+        served.wait_for("Updated ")
+        assert "edited widget" in fetch(page)[1]
         (content / "errors" / "a.yaml~").unlink()
         (content / "errors" / "b.yaml").write_text(valid_record("fedcba9876543210", "new one"))
-        assert served.wait_for("Built ").startswith("Built 2 errors"), served.lines
+        (content / "errors" / "c.yaml").write_text(broken)
+        assert served.wait_for("Updated ").startswith("Updated 3 errors"), served.lines
+        assert fetch(f"{url}errors/fedcba9876543210/") == (
+            200,
+            fetch(f"{url}errors/fedcba9876543210/index.html")[1],
+        )
+        assert "new one" in fetch(f"{url}errors/fedcba9876543210/")[1]
+        for _ in range(2):
+            status, text = fetch(f"{url}errors/00000000000000cc/")
+            assert status == 200 and 'data-problems="' in text and "broken link" in text
+        assert "data-problems" not in fetch(page)[1]
+        assert fetch(f"{url}errors/0000000000000000/")[0] == 404
+        said = served.lines_within(1)
     finally:
         served.stop()
+    assert sum("broken link '../nowhere/'" in line for line in said) == 1, said
     ending = [line.strip() for line in served.lines_within(1)]
     assert served.process.returncode == 0 and "Stopped." in ending, ending
-    report = build(content, out, cache_dir=cache)
-    assert report.unchanged, [d.format() for d in report.diagnostics]
+    written[content / "errors" / "a.yaml"] = (content / "errors" / "a.yaml").read_bytes()
+    for name in ("b.yaml", "c.yaml"):
+        written[content / "errors" / name] = (content / "errors" / name).read_bytes()
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == written
 
 
 def test_lookup_prints_a_page_a_person_can_open(make_content, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -137,37 +137,33 @@ def test_a_folder_that_cannot_be_written_is_a_clear_error_and_keeps_the_site(
     assert tree_digest(out) == tree_digest(clean_build(content, tmp_path))
 
 
-def test_serve_with_its_output_and_cache_inside_content_rebuilds_once_per_edit(
-    make_content,
-) -> None:  # type: ignore[no-untyped-def]
+def test_serve_updates_once_per_edit(make_content) -> None:  # type: ignore[no-untyped-def]
     content = make_content({"errors/a.yaml": valid_record()})
-    out, cache = content / "site", content / ".cache"
-    served = Served("--content", str(content), "--out", str(out), "--cache-dir", str(cache))
+    served = Served("--content", str(content))
     try:
         served.wait_for("Serving")
         time.sleep(0.5)
         (content / "errors" / "a.yaml").write_text(valid_record(message="worse widget"))
-        served.wait_for("Built ")
+        served.wait_for("Updated ")
         later = served.lines_within(3)
     finally:
         served.stop()
-    assert not [line for line in later if line.startswith("Built ")], later
+    assert not [line for line in later if line.startswith("Updated ")], later
 
 
-def test_serve_reports_a_rebuild_that_raises_and_goes_on_serving(make_content) -> None:  # type: ignore[no-untyped-def]
+def test_serve_reports_an_update_that_fails_and_goes_on_serving(make_content) -> None:  # type: ignore[no-untyped-def]
     content = make_content({"errors/a.yaml": valid_record()})
-    out = content.parent / "site"
-    served = Served("--content", str(content), "--out", str(out))
+    served = Served("--content", str(content))
     try:
         served.wait_for("Serving")
         time.sleep(0.5)
         (content / "published-ids.txt").mkdir()  # was an IsADirectoryError out of the build
         (content / "errors" / "a.yaml").write_text(valid_record(message="bad widget again"))
-        failed = served.wait_for("Build failed")
+        failed = served.wait_for("Not updated")
         time.sleep(0.5)
         (content / "published-ids.txt").rmdir()
         (content / "errors" / "a.yaml").write_text(valid_record(message="worse widget"))
-        served.wait_for("Built ")
+        served.wait_for("Updated ")
     finally:
         served.stop()
     assert "1 error" in failed

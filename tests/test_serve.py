@@ -1,8 +1,7 @@
-"""`errpages serve` serves the output folder only: crafted requests cannot leave it."""
+"""`errpages serve` serves the site's own paths only: crafted requests name nothing else."""
 
 from __future__ import annotations
 
-import os
 import socket
 import threading
 from collections.abc import Iterator
@@ -10,26 +9,31 @@ from pathlib import Path
 
 import pytest
 
-from generator.serve.static import make_server, safe_path, url_of
+from generator.serve.static import Found, make_server, site_path, url_of
+from tests.conftest import valid_record
+
+SITE = {
+    "index.html": b"<p>home</p>",
+    "errors/x/index.html": b"<p>error x</p>",
+    "404.html": b"<p>not found page</p>",
+    "assets/app.js": b"let x;",
+}
+ASKED: list[str] = []  # every site path the server looked up
+
+
+def read(path: str) -> Found | None:
+    ASKED.append(path)
+    return (SITE[path], []) if path in SITE else None
 
 
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[str, int, Path]]:
-    site = tmp_path / "site"
-    (site / "errors" / "x").mkdir(parents=True)
-    (site / "index.html").write_text("<p>home</p>")
-    (site / "errors" / "x" / "index.html").write_text("<p>error x</p>")
-    (site / "404.html").write_text("<p>not found page</p>")
-    secret = tmp_path / "secret.txt"
-    secret.write_text("TOP SECRET")
-    os.symlink(secret, site / "leak.txt")
-    os.symlink(tmp_path, site / "up")
-    server = make_server(site, "127.0.0.1", 0, quiet=True)
+def served() -> Iterator[tuple[str, int]]:
+    server = make_server(read, "127.0.0.1", 0, quiet=True)
     thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     host, port = server.server_address[:2]
     assert host == "127.0.0.1"
-    yield str(host), int(port), site
+    yield str(host), int(port)
     server.shutdown()
     server.server_close()
 
@@ -66,16 +70,17 @@ ATTACKS = [
 
 
 @pytest.mark.parametrize("target", ATTACKS)
-def test_traversal_is_refused(served: tuple[str, int, Path], target: str) -> None:
-    host, port, _ = served
+def test_traversal_is_refused(served: tuple[str, int], target: str) -> None:
+    host, port = served
+    ASKED.clear()
     status, body = raw_request(host, port, target)
     assert status in (400, 403, 404), (target, status)
-    assert b"TOP SECRET" not in body
     assert b"root:" not in body
+    assert not [p for p in ASKED if ".." in p.split("/") or p.startswith("/") or "\\" in p]
 
 
-def test_site_files_are_served(served: tuple[str, int, Path]) -> None:
-    host, port, _ = served
+def test_site_files_are_served(served: tuple[str, int]) -> None:
+    host, port = served
     assert raw_request(host, port, "/") == (200, b"<p>home</p>")
     assert raw_request(host, port, "/errors/x/") == (200, b"<p>error x</p>")
     assert raw_request(host, port, "/errors/x/index.html?backend=mori") == (200, b"<p>error x</p>")
@@ -83,18 +88,24 @@ def test_site_files_are_served(served: tuple[str, int, Path]) -> None:
     assert status == 301
     assert raw_request(host, port, "/nope/") == (404, b"<p>not found page</p>")
     assert raw_request(host, port, "/errors/") == (404, b"<p>not found page</p>")  # no listings
+    with socket.create_connection((host, port), timeout=5) as conn:
+        conn.sendall(f"GET /assets/app.js HTTP/1.0\r\nHost: {host}\r\n\r\n".encode())
+        head = conn.makefile("rb").read().split(b"\r\n\r\n")[0].decode()
+    assert "Content-Type: text/javascript; charset=utf-8" in head
 
 
-def test_safe_path_unit(tmp_path: Path) -> None:
-    root = tmp_path.resolve()
-    assert safe_path(root, "/a/b.html") == root / "a" / "b.html"
-    assert safe_path(root, "/a/../b") is None
-    assert safe_path(root, "/a%2f..%2f..%2fx") is None
-    assert safe_path(root, "relative") is None
+def test_site_path_names_a_path_of_the_site_or_nothing() -> None:
+    assert site_path("/a/b.html") == "a/b.html"
+    assert site_path("/") == "index.html"
+    assert site_path("/errors/x/?q=1") == "errors/x/index.html"
+    assert site_path("/a/./b") == "a/b"
+    assert site_path("/a/../b") is None
+    assert site_path("/a%2f..%2f..%2fx") is None
+    assert site_path("relative") is None
 
 
-def test_binds_loopback_by_default(tmp_path: Path) -> None:
-    server = make_server(tmp_path, port=0, quiet=True)
+def test_binds_loopback_by_default() -> None:
+    server = make_server(read, port=0, quiet=True)
     try:
         assert url_of(server).startswith("http://127.0.0.1:")
     finally:
@@ -116,28 +127,28 @@ def test_binds_loopback_by_default(tmp_path: Path) -> None:
     ],
 )
 def test_only_requests_naming_this_server_are_answered(
-    served: tuple[str, int, Path], named: str, status: int
+    served: tuple[str, int], named: str, status: int
 ) -> None:
-    host, port, _ = served
+    host, port = served
     got, body = raw_request(host, port, "/index.html", named)
     assert got == status
     assert (b"home" in body) is (status == 200)
 
 
-def test_a_path_part_longer_than_any_file_name_is_not_found(served: tuple[str, int, Path]) -> None:
-    host, port, _ = served
+def test_a_path_part_longer_than_any_file_name_is_not_found(served: tuple[str, int]) -> None:
+    host, port = served
     for target in ("/" + "a" * 300, "/errors/" + "b" * 300 + "/", "/x/" + "%41" * 400):
         status, body = raw_request(host, port, target)
         assert status == 404 and b"not found page" in body
 
 
-def test_the_live_server_refuses_other_hosts_its_pages_and_its_events(tmp_path: Path) -> None:
+def test_the_live_server_refuses_other_hosts_its_pages_and_its_events() -> None:
     from generator.serve.dev import EVENTS_PATH, LiveHandler, LiveState
 
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "index.html").write_text("<p>draft page</p>")
-    server = make_server(site, "127.0.0.1", 0, quiet=True, handler=LiveHandler, state=LiveState())
+    def draft(path: str) -> Found | None:
+        return (b"<p>draft page</p>", []) if path == "index.html" else None
+
+    server = make_server(draft, "127.0.0.1", 0, quiet=True, handler=LiveHandler, state=LiveState())
     threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
     host, port = (str(part) for part in server.server_address[:2])
     try:
@@ -148,3 +159,23 @@ def test_the_live_server_refuses_other_hosts_its_pages_and_its_events(tmp_path: 
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_a_page_its_template_cannot_make_says_why(make_content, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from generator.serve.session import Session
+
+    content = make_content({"errors/a.yaml": valid_record(), "site.yaml": "theme: mytheme\n"})
+    templates = tmp_path / "mytheme" / "templates"
+    templates.mkdir(parents=True)
+    broken = '{% extends "base.html" %}{% block main %}{{ 1 | no_such_filter }}{% endblock %}'
+    (templates / "error.html").write_text(broken)
+    session = Session(content)
+    assert not session.update(set()).failed()  # the error page is made only when asked for
+    found = session.read("errors/0123456789abcdef/index.html")
+    assert found is not None
+    _, problems = found
+    assert [p.field for p in problems] == ["template"], problems
+    assert "no_such_filter" in problems[0].message
+    assert session.read("api/errors/0123456789abcdef.json") is None
+    home = session.read("index.html")
+    assert home is not None and home[1] == [] and b"bad widget" in home[0]

@@ -317,25 +317,6 @@ def open_database(path: Path) -> sqlite3.Connection:
     raise AssertionError("unreachable")
 
 
-def still_current(
-    cache: BuildCache | None, path: Path | None, code: str, records_folder: str
-) -> BuildCache | None:
-    """A cache kept in memory since the last build (`serve`), when it is of this output, code
-    and naming, and still the one on disk (no other build saved since: its token is the
-    database's); else None, and it is closed."""
-    if cache is None or cache.db is None:
-        return None
-    if (cache.path, cache.code, cache.records_folder) == (path, code, records_folder):
-        try:
-            row = cache.db.execute("SELECT data FROM head WHERE id = 1").fetchone()
-        except sqlite3.Error:
-            row = None
-        if row is not None and row[0] == cache.token:
-            return cache
-    cache.close()
-    return None
-
-
 def load_cache(path: Path | None, code: str, records_folder: str) -> BuildCache:
     """The cache for this output and options; empty when missing, unreadable or from other code.
 

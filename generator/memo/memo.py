@@ -32,7 +32,7 @@ def digest(inputs: Any) -> str:
 class Digests:
     """Digests of plain data by key (an output's path, an error's id), each kept with the data
     it was made from: data equal to it (in `serve`, mostly the very objects of the last
-    rebuild) is compared, not digested again. A digest of a value holds whatever builds did
+    update) is compared, not digested again. A digest of a value holds whatever builds did
     since, so nothing here is ever invalidated."""
 
     known: dict[str, tuple[Any, str]] = field(default_factory=dict)

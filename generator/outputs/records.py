@@ -15,7 +15,7 @@ import json
 from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from jinja2 import Environment
 
@@ -40,13 +40,19 @@ from generator.site.model import (
 )
 
 
+class Target(Protocol):
+    """Where rendered files go: the build's staging folder, or `serve`'s memory."""
+
+    def put(self, path: str, data: bytes, sha: str | None = None) -> str: ...
+
+
 @dataclass(frozen=True)
 class RenderTask:
     """What every worker needs, sent once to each when it starts (never the whole site)."""
 
     config: SiteConfig
     theme_dir: Path
-    staging: Staging
+    staging: Target
     planned: Container[str]  # every path of the site
 
 
@@ -87,39 +93,47 @@ def render_unit(
     if when and when["trigger_html"]:
         rendered.append(when["trigger_html"])
     diagnostics, cross = check_page(page_path, html, record.file, task.planned)
-    # The error's JSON file holds the same one line as its entry in api/errors.ndjson.
-    line = json.dumps(error_data(record, links, task.config), ensure_ascii=False)
     json_path = urls.error_json(record.id)
     files = (
         (page_path, task.staging.put(page_path, html.encode())),
-        (json_path, task.staging.put(json_path, f"{line}\n".encode())),
+        (json_path, task.staging.put(json_path, error_line(record, links, task.config))),
     )
     words = " ".join(meaning_words(record, [str(h) for h in rendered]))
     return UnitResult(record.id, files, words, tuple(cross), tuple(diagnostics))
 
 
+def error_line(record: Record, links: ErrorLinks, config: SiteConfig) -> bytes:
+    """The error's JSON file: one line, the same as its line in api/errors.ndjson."""
+    data = error_data(record, links, config)
+    return f"{json.dumps(data, ensure_ascii=False)}\n".encode()
+
+
 def unit_inputs(site: Site, version: Callable[[str], Version], digests: Digests) -> dict[str, str]:
-    """Every record's outputs' inputs, as one digest each: its version, its drift note, its
-    label, and its related errors, backlinks and neighbours in its source file as they read
-    (message, exception, repository, label)."""
-    labels = site.links.labels
-    faces = {  # how each error reads in another's links, digested once (not once per link)
-        record.id: digests.of(
-            f"face {record.id}",
-            (record.id, record.message, record.exception, record.repo, labels[record.id]),
-        )
-        for record in site.records
-    }
-    inputs = {}
-    for record in site.records:
-        related, backlinks = site.links.ids(record.id)
-        before, after = site.links.neighbours[record.id]
-        drift = site.drift_note(record) if site.drift else None
-        shown = tuple(map(faces.__getitem__, related)), tuple(map(faces.__getitem__, backlinks))
-        near = faces.get(before), faces.get(after)
-        own = (version(record.file), drift, shown, near, labels[record.id])
-        inputs[record.id] = digests.of(record.id, own)
-    return inputs
+    """Every record's outputs' inputs (`unit_input`)."""
+    return {record.id: unit_input(site, record, version, digests) for record in site.records}
+
+
+def unit_input(
+    site: Site, record: RecordSummary, version: Callable[[str], Version], digests: Digests
+) -> str:
+    """A record's outputs' inputs, as one digest: its version, its drift note, its label, and
+    its related errors, backlinks and neighbours in its source file as they read (message,
+    exception, repository, label: each error's face digested once, not once per link)."""
+    labels, by_id = site.links.labels, site.links.by_id
+
+    def face(error_id: str) -> str | None:
+        other = by_id.get(error_id)
+        if other is None:  # no neighbour there
+            return None
+        shown = (other.id, other.message, other.exception, other.repo, labels[other.id])
+        return digests.of(f"face {other.id}", shown)
+
+    related, backlinks = site.links.ids(record.id)
+    before, after = site.links.neighbours[record.id]
+    drift = site.drift_note(record) if site.drift else None
+    shown = tuple(map(face, related)), tuple(map(face, backlinks))
+    own = (version(record.file), drift, shown, (face(before), face(after)), labels[record.id])
+    return digests.of(record.id, own)
 
 
 def unit_entry(summary: RecordSummary, inputs: str, result: UnitResult, site: Site) -> UnitEntry:
@@ -133,10 +147,9 @@ def unit_entry(summary: RecordSummary, inputs: str, result: UnitResult, site: Si
     )
 
 
-def record_extras(site: Site, record: Record) -> tuple[str, str]:
+def record_extras(site: Site, record: Record) -> tuple[bytes, str]:
     """What site-wide files need from a record whose page another shard renders."""
-    data = error_data(record, site.links[record.id], site.config)
-    return json.dumps(data, ensure_ascii=False), record_words(record)
+    return error_line(record, site.links[record.id], site.config), record_words(record)
 
 
 def record_words(record: Record) -> str:

@@ -121,7 +121,7 @@ def output_lock(
 ) -> Iterator[None]:
     """Hold the output folder, its spare and its cache for one build, from start to end.
 
-    Another build into the same folder (a second `build`, `serve`'s rebuild) waits for
+    Another build into the same folder (a second `build`) waits for
     this one, told through `waiting`; with wait=False it raises OutputBusy at once.
     """
     path = lock_file(out_dir)

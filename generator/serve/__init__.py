@@ -1,1 +1,1 @@
-"""`errpages serve`: the local server, the watcher and the rebuilds."""
+"""`errpages serve`: the site kept in memory, the local server, the watcher."""

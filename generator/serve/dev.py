@@ -1,9 +1,9 @@
-"""`errpages serve`: build, serve, watch, rebuild what changed, and reload the open tabs.
+"""`errpages serve`: serve the site from memory, watch, read what changed, reload the tabs.
 
-Only in serve mode does each HTML page get one extra script, served from
-memory (never written into the site): it listens for server-sent events and
-reloads the tab after a rebuild, or shows the build's errors over the page
-when the content became invalid, until a fix clears them.
+Each HTML page gets one extra script (served by this server only, never part
+of the site): it listens for server-sent events and reloads the tab after a
+change, or shows the content's errors over the page when it became invalid,
+until a fix clears them; and it shows the page's own broken links.
 """
 
 from __future__ import annotations
@@ -11,11 +11,13 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable
+from html import escape
 from http import HTTPStatus
 from pathlib import Path
 
 from watchfiles import watch
 
+from generator.diagnostics import Diagnostic
 from generator.serve.static import SiteHandler
 
 EVENTS_PATH = "/__errpages/events"
@@ -23,11 +25,16 @@ SCRIPT_PATH = "/__errpages/live.js"
 KEEPALIVE_SECONDS = 15.0
 
 LIVE_SCRIPT = """\
-/* errpages serve: reload after a rebuild; show build errors over the page. */
+/* errpages serve: reload after a change; show the content's errors over the page. */
 (function () {
   "use strict";
   var overlay = null;
-  function show(lines) {
+  var own = document.currentScript && document.currentScript.getAttribute("data-problems");
+  var pageProblems = own ? JSON.parse(own) : null;
+  var BROKEN = "This page has problems (`errpages build` refuses them):\\n\\n";
+  var INVALID = "The content has errors; this page is the last good one. " +
+    "It reloads when they are fixed.\\n\\n";
+  function show(heading, lines) {
     if (!overlay) {
       overlay = document.createElement("div");
       overlay.id = "errpages-overlay";
@@ -46,8 +53,10 @@ LIVE_SCRIPT = """\
       document.body.appendChild(overlay);
       close.focus();
     }
-    overlay.lastChild.textContent = "The content has errors; this page is the last good build. " +
-      "It reloads when they are fixed.\\n\\n" + lines.join("\\n\\n");
+    overlay.lastChild.textContent = heading + lines.join("\\n\\n");
+  }
+  function settled() {
+    if (pageProblems) { show(BROKEN, pageProblems); } else { hide(); }
   }
   document.addEventListener("keydown", function (event) {
     if (event.key === "Escape") { hide(); }
@@ -57,14 +66,14 @@ LIVE_SCRIPT = """\
   }
   var events = new EventSource("%(events)s");
   events.addEventListener("reload", function () { location.reload(); });
-  events.addEventListener("errors", function (e) { show(JSON.parse(e.data)); });
-  events.addEventListener("ok", hide);
+  events.addEventListener("errors", function (e) { show(INVALID, JSON.parse(e.data)); });
+  events.addEventListener("ok", settled);
 })();
 """
 
 
 class LiveState:
-    """The last build's result, and a number that changes with every rebuild."""
+    """The last update's errors, and a number that changes with every update."""
 
     def __init__(self) -> None:
         self.changed = threading.Condition()
@@ -83,13 +92,16 @@ class LiveState:
             return self.version, list(self.errors)
 
 
-def inject(html: bytes) -> bytes:
-    """Add the live script, and let the page's Content-Security-Policy reach the event stream."""
+def inject(html: bytes, problems: list[Diagnostic]) -> bytes:
+    """Add the live script (with the page's problems), and let the page's
+    Content-Security-Policy reach the event stream."""
     text = html.decode("utf-8", errors="replace")
     for quote in ("'", "&#39;", "&#x27;"):
         policy = f"script-src {quote}self{quote};"
         text = text.replace(policy, f"{policy} connect-src {quote}self{quote};", 1)
-    tag = f'<script src="{SCRIPT_PATH}"></script>'
+    lines = json.dumps([problem.format() for problem in problems])
+    shown = f' data-problems="{escape(lines)}"' if problems else ""
+    tag = f'<script src="{SCRIPT_PATH}"{shown}></script>'
     text = text.replace("</body>", f"{tag}\n</body>", 1) if "</body>" in text else text + tag
     return text.encode()
 
@@ -123,8 +135,8 @@ class LiveHandler(SiteHandler):
         if self.command != "HEAD":
             self.wfile.write(body)
 
-    def page(self, html: bytes) -> bytes:
-        return inject(html)
+    def page(self, html: bytes, problems: list[Diagnostic]) -> bytes:
+        return inject(html, problems)
 
     def end_headers(self) -> None:
         self.send_header("Cache-Control", "no-store")
@@ -154,43 +166,20 @@ class LiveHandler(SiteHandler):
         self.wfile.flush()
 
 
-def written_by_builds(out_dir: Path, cache_dir: Path | None) -> Callable[[object, str], bool]:
-    """A watch filter that drops what a build writes: the output folder, the folders and
-    the lock beside it (`.NAME.*`), and the cache, wherever they are (inside content/ too),
-    so that a rebuild never sets off another."""
-    out = out_dir.absolute()
-    cache = cache_dir.absolute() if cache_dir is not None else None
-
-    def wanted(_change: object, path: str) -> bool:
-        changed = Path(path).absolute()
-        if cache is not None and (changed == cache or cache in changed.parents):
-            return False
-        for part in (changed, *changed.parents):
-            if part.parent == out.parent and (
-                part.name == out.name or part.name.startswith(f".{out.name}.")
-            ):
-                return False
-        return True
-
-    return wanted
-
-
-def watch_and_rebuild(
+def watch_and_update(
     folders: list[Path],
-    rebuild: Callable[[set[str]], list[str]],
+    update: Callable[[set[str]], list[str]],
     state: LiveState,
     stop: threading.Event,
-    wanted: Callable[[object, str], bool] | None = None,
 ) -> None:
-    """Rebuild after each burst of changes (debounced: one save of many files, one build),
-    told the paths that changed; `wanted` drops changes that are not edits (what builds
-    write)."""
+    """Update after each burst of changes (debounced: one save of many files, one update),
+    told the paths that changed (every path: the listing kept in memory must hear of each)."""
     for changes in watch(
         *folders,
-        watch_filter=wanted,
+        watch_filter=None,
         debounce=300,
         step=50,
         stop_event=stop,
         raise_interrupt=False,
     ):
-        state.publish(rebuild({path for _change, path in changes}))
+        state.publish(update({path for _change, path in changes}))

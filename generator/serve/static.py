@@ -1,7 +1,7 @@
-"""A local static server for the built site: loopback only, the output folder only.
+"""A local server for a site kept in memory: loopback only, the site's own paths only.
 
-Paths are decoded once, then any `..`, backslash, NUL or symbolic link that
-leads out of the folder is refused, so crafted requests cannot read other files.
+Paths are decoded once, then any `..`, backslash or NUL is refused, and what is
+left is looked up among the site's paths: a request can name nothing else.
 Requests are answered only when their `Host` names this server (an IP address,
 `localhost`, or the host it was started with): a page on another site whose
 name was made to resolve to 127.0.0.1 (DNS rebinding) cannot read it.
@@ -10,25 +10,29 @@ name was made to resolve to 127.0.0.1 (DNS rebinding) cannot read it.
 from __future__ import annotations
 
 import functools
-import io
 import ipaddress
-import os
-from contextlib import suppress
+import mimetypes
+from collections.abc import Callable
 from http import HTTPStatus
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
-from typing import BinaryIO
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import unquote, urlsplit
+
+from generator.diagnostics import Diagnostic
 
 NOT_FOUND_PAGE = "404.html"
 NO_PAGE = (
     b"<!DOCTYPE html>\n<html><head><title>Not found</title></head>"
     b"<body><p>Not found.</p></body></html>\n"
 )
+TYPES = {".js": "text/javascript", ".json": "application/json", ".ndjson": "application/x-ndjson"}
+
+Found = tuple[bytes, list[Diagnostic]]  # a file, and (of a page) the problems of its links
+Reader = Callable[[str], Found | None]  # the file at a site path, if the site has one
 
 
-def safe_path(root: Path, request_path: str) -> Path | None:
-    """The file a request path names inside root, or None when it would leave root."""
+def site_path(request_path: str) -> str | None:
+    """The site path a request names (`errors/x/index.html`), or None when it would leave
+    the site."""
     try:
         path = unquote(urlsplit(request_path).path, errors="strict")
     except (UnicodeDecodeError, ValueError):
@@ -38,17 +42,14 @@ def safe_path(root: Path, request_path: str) -> Path | None:
     parts = [p for p in path.split("/") if p not in ("", ".")]
     if any(p == ".." for p in parts):
         return None
-    candidate = root.joinpath(*parts) if parts else root
-    try:
-        resolved = candidate.resolve(strict=False)
-    except (OSError, RuntimeError):
-        return None
-    if resolved != root and not resolved.is_relative_to(root):
-        return None  # a symbolic link out of the folder
-    with suppress(OSError):  # a name no file can have is simply not found later
-        if path.endswith("/") and resolved.is_dir():
-            resolved = resolved / "index.html"
-    return resolved
+    return "/".join([*parts, "index.html"] if path.endswith("/") else parts)
+
+
+def content_type(path: str) -> str:
+    suffix = path[path.rfind(".") :] if "." in path.rsplit("/", 1)[-1] else ""
+    kind = TYPES.get(suffix) or mimetypes.guess_type(path)[0] or "application/octet-stream"
+    text = kind.startswith("text/") or kind.endswith(("json", "xml", "javascript"))
+    return f"{kind}; charset=utf-8" if text else kind
 
 
 def host_allowed(header: str | None, bound: str) -> bool:
@@ -69,19 +70,19 @@ def host_allowed(header: str | None, bound: str) -> bool:
     return name in ("localhost", bound.lower()) or name.endswith(".localhost")
 
 
-class SiteHandler(SimpleHTTPRequestHandler):
-    """Serve files of one folder; refuse what would leave it; 404.html for what is missing."""
+class SiteHandler(BaseHTTPRequestHandler):
+    """Serve a site's files by path (`read`); refuse paths that would leave it; 404.html for
+    what is missing."""
 
-    root: Path
     quiet = False
 
     def __init__(
-        self, *args: object, root: Path, host: str, quiet: bool = False, **kwargs: object
+        self, *args: object, read: Reader, host: str, quiet: bool = False, **kwargs: object
     ) -> None:
-        self.root = root
+        self.read = read
         self.host = host
         self.quiet = quiet
-        super().__init__(*args, directory=str(root), **kwargs)  # type: ignore[arg-type]
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
 
     def parse_request(self) -> bool:
         if not super().parse_request():
@@ -91,56 +92,42 @@ class SiteHandler(SimpleHTTPRequestHandler):
             return False
         return True
 
-    def translate_path(self, path: str) -> str:
-        target = safe_path(self.root, path)
-        # A path that leaves the folder maps to a name that cannot exist.
-        return str(target) if target is not None else str(self.root / "\x00refused")
-
-    def send_head(self) -> io.BytesIO | BinaryIO | None:
-        target = safe_path(self.root, self.path)
-        if target is None:
+    def do_GET(self) -> None:
+        path = site_path(self.path)
+        if path is None:
             self.send_error(HTTPStatus.BAD_REQUEST, "Path leaves the site")
-            return None
-        try:
-            target.stat()
-        except OSError:  # missing, or a name no file can have (a part over 255 bytes)
-            self.not_found()
-            return None
-        if target.is_dir() and not self.path.split("?")[0].endswith("/"):
+            return
+        found = self.read(path)
+        if found is None and not path.endswith("index.html") and self.read(f"{path}/index.html"):
             self.send_response(HTTPStatus.MOVED_PERMANENTLY)
             self.send_header("Location", urlsplit(self.path).path + "/")
             self.send_header("Content-Length", "0")
             self.end_headers()
-            return None
-        if not target.is_file():
-            self.not_found()
-            return None
-        if target.suffix == ".html":
-            body = self.page(target.read_bytes())
-            self.send_response(HTTPStatus.OK)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            return io.BytesIO(body)
-        return super().send_head()
+            return
+        if found is None:
+            missing = self.read(NOT_FOUND_PAGE)
+            self.send_body(HTTPStatus.NOT_FOUND, NOT_FOUND_PAGE, missing or (NO_PAGE, []))
+            return
+        self.send_body(HTTPStatus.OK, path, found)
 
-    def page(self, html: bytes) -> bytes:
-        """An HTML page as sent (the live server adds its script here)."""
-        return html
+    def do_HEAD(self) -> None:
+        self.do_GET()
 
-    def list_directory(self, path: str | os.PathLike[str]) -> io.BytesIO | None:
-        self.not_found()
-        return None
-
-    def not_found(self) -> None:
-        page = self.root / NOT_FOUND_PAGE
-        body = self.page(page.read_bytes() if page.is_file() else NO_PAGE)
-        self.send_response(HTTPStatus.NOT_FOUND)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
+    def send_body(self, status: HTTPStatus, path: str, found: Found) -> None:
+        content, problems = found
+        kind = content_type(path)
+        if kind.startswith("text/html"):
+            content = self.page(content, problems)
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(content)))
         self.end_headers()
         if self.command != "HEAD":
-            self.wfile.write(body)
+            self.wfile.write(content)
+
+    def page(self, html: bytes, problems: list[Diagnostic]) -> bytes:
+        """An HTML page as sent (the live server adds its script and the page's problems)."""
+        return html
 
     def log_message(self, format: str, *args: object) -> None:
         if not self.quiet:
@@ -148,16 +135,16 @@ class SiteHandler(SimpleHTTPRequestHandler):
 
 
 def make_server(
-    root: Path,
+    read: Reader,
     host: str = "127.0.0.1",
     port: int = 8000,
     quiet: bool = False,
     handler: type[SiteHandler] | None = None,
     **options: object,
 ) -> ThreadingHTTPServer:
-    """A server for root on host:port (port 0: any free port)."""
+    """A server of the site `read` reads on host:port (port 0: any free port)."""
     factory = functools.partial(
-        handler or SiteHandler, root=root.resolve(), host=host, quiet=quiet, **options
+        handler or SiteHandler, read=read, host=host, quiet=quiet, **options
     )
     server = ThreadingHTTPServer((host, port), factory)
     server.daemon_threads = True  # open event streams must not keep the process alive
@@ -165,7 +152,7 @@ def make_server(
 
 
 def free_port_server(
-    root: Path,
+    read: Reader,
     host: str,
     port: int,
     quiet: bool = False,
@@ -175,7 +162,7 @@ def free_port_server(
     """Bind port, or the next free one when it is taken."""
     for candidate in [port, *range(port + 1, port + 20), 0] if port else [0]:
         try:
-            return make_server(root, host, candidate, quiet, handler, **options)
+            return make_server(read, host, candidate, quiet, handler, **options)
         except OSError:
             continue
     raise OSError(f"no free port near {port}")

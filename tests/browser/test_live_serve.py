@@ -1,4 +1,5 @@
-"""`errpages serve` for real: a page in Chromium follows edits, shows errors, and recovers."""
+"""`errpages serve` for real: a page in Chromium follows edits, shows errors and broken links,
+and recovers."""
 
 from __future__ import annotations
 
@@ -31,12 +32,8 @@ def live_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
             "serve",
             "--content",
             str(content),
-            "--out",
-            str(tmp_path / "site"),
             "--port",
             "0",
-            "--cache-dir",
-            str(tmp_path / "cache"),
         ],
         cwd=REPO_ROOT,
         stdout=subprocess.PIPE,
@@ -88,8 +85,21 @@ def test_edits_reload_the_page_and_errors_show_over_it(
     assert problems == []
 
 
-def test_the_live_script_is_never_in_the_built_site(
-    live_server: tuple[str, Path], tmp_path: Path
+def test_a_page_with_a_broken_link_says_so_over_it(
+    browser: Browser, live_server: tuple[str, Path]
 ) -> None:
-    for page in (tmp_path / "site").rglob("*.html"):
-        assert "__errpages" not in page.read_text()
+    url, content = live_server
+    tab = browser.new_page()
+    tab.goto(url + PAGE)
+    overlay = tab.locator("#errpages-overlay")
+    record = content / RECORD
+    original = record.read_text()
+    linked = "validation rejects [the guide](../no-such-page/)"
+    record.write_text(original.replace("validation rejects", linked))
+    expect(overlay).to_be_visible(timeout=15000)
+    expect(overlay).to_contain_text("This page has problems")
+    expect(overlay).to_contain_text("broken link '../no-such-page/'")
+    expect(tab.get_by_role("link", name="the guide")).to_have_count(1)  # the page as it is now
+
+    record.write_text(original)
+    expect(overlay).to_have_count(0, timeout=15000)

@@ -1,0 +1,288 @@
+"""What `errpages serve` serves: the site as the content is now, each file made when asked for.
+
+A change runs the build's first stages again (list → load → validate → link →
+plan), reading only the files that changed: the other records are kept in
+memory. Nothing else is made then. A request makes its file from the linked
+site, through the memo: a page whose inputs digest as before is the page made
+last time. So a save shows as soon as its page is made, whatever the size of
+the site, and nothing is written to disk; `errpages build` makes the site to
+publish. What a request makes is what a build writes at that path, byte for byte.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import NamedTuple
+
+from jinja2 import Environment, TemplateError
+
+from generator.build import (
+    RECORD_PATH_RE,
+    BuildReport,
+    Plan,
+    Theme,
+    content_folder_missing,
+    link_site,
+    listing_files,
+    load_records,
+    no_base_url,
+    plan_outputs,
+    record_entries,
+    record_versions,
+    template_diagnostic,
+    theme_folders_fingerprint,
+    validate_records,
+)
+from generator.content.listing import ContentFiles, list_content, refreshed, shown_records_folder
+from generator.diagnostics import Diagnostic
+from generator.memo.cache import BuildCache
+from generator.memo.fingerprint import BuildOptions, code_version
+from generator.memo.memo import Digests, Made, Memo
+from generator.outputs import OutputFile, Planned
+from generator.outputs.hosting import hosting_files
+from generator.outputs.linkcheck import check_cross_links, check_page
+from generator.outputs.records import (
+    RenderTask,
+    error_line,
+    record_words,
+    render_unit,
+    unit_input,
+)
+from generator.parallel import WorkerPool
+from generator.render.templates import make_environment
+from generator.site import urls
+from generator.site.model import Site, Version
+
+NOT_MADE = b"<!DOCTYPE html>\n<html><head><title>Not made</title></head><body></body></html>\n"
+
+
+class Memory:
+    """Rendered files kept in memory (what a build's staging folder is to a build)."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, bytes] = {}
+
+    def put(self, path: str, data: bytes, sha: str | None = None) -> str:
+        self.files[path] = data
+        return sha or hashlib.sha256(data).hexdigest()
+
+
+@dataclass(frozen=True)
+class Linked:
+    """The site as the last good update linked it, and what is made of it up front: the
+    site-wide pages, assets, redirects and hosting files (the memo makes most of them
+    again only when what they show changed)."""
+
+    site: Site
+    theme: Theme
+    plan: Plan
+    versions: dict[str, Version]
+    shared_key: str  # what every output depends on: code, settings, theme files
+    files: dict[str, OutputFile]
+
+
+class Unit(NamedTuple):
+    """One error's page and JSON file, and the digest of what they were made from."""
+
+    inputs: str
+    files: dict[str, bytes]
+
+
+@dataclass
+class Session:
+    """The content folder as serve keeps it between changes: records, listing, templates,
+    and the outputs made so far. One lock: a request waits for an update, and the reverse."""
+
+    content_root: Path
+    include_drafts: bool = False
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    cache: BuildCache = field(default_factory=lambda: BuildCache(None))
+    listing: ContentFiles | None = None
+    changed: set[str] = field(default_factory=set)  # paths changed since the listing
+    environment: tuple[str, Environment] | None = None  # the theme files' fingerprint, and it
+    digests: Digests = field(default_factory=Digests)
+    made: dict[str, Made] = field(default_factory=dict)  # the memo: how each file was made
+    kept: dict[str, bytes] = field(default_factory=dict)  # and what it came to
+    units: dict[str, Unit] = field(default_factory=dict)
+    words: dict[str, tuple[object, str]] = field(default_factory=dict)  # meaning words by id
+    linked: Linked | None = None
+
+    def update(self, changed: set[str]) -> BuildReport:
+        """Read what changed and link the site again; the report of it. A failed update
+        leaves the last good site served."""
+        with self.lock:
+            self.changed |= changed
+            report = BuildReport()
+            linked = self.link(report)
+            if linked is not None and not report.failed():
+                if linked.shared_key != (self.linked and self.linked.shared_key):
+                    self.units, self.words = {}, {}
+                self.linked = linked
+            return report
+
+    def link(self, report: BuildReport) -> Linked | None:
+        """list → load → validate → link → plan, as a build does them."""
+        root = self.content_root
+        if not root.is_dir():
+            report.diagnostics.append(content_folder_missing(root))
+            return None
+        listing = self.listing and refreshed(self.listing, root, self.changed)
+        self.listing, self.changed = listing or list_content(root), set()
+        folder = shown_records_folder(root)
+        if self.cache.records_folder != folder:  # serve's working folder is its own
+            self.cache = BuildCache(None, records_folder=folder)
+        options = BuildOptions(include_drafts=self.include_drafts, cache_dir=None)
+        loaded = load_records(root, self.listing, self.cache, report)
+        with WorkerPool(options.jobs, len(loaded.pending)) as pool:
+            config, theme_dir, fresh = validate_records(loaded, options, pool, report)
+        site = link_site(loaded, fresh, config, self.cache, report)
+        if site is None or theme_dir is None:
+            return None
+        if not site.config.base_url:
+            report.diagnostics.append(no_base_url(root))
+        entries = record_entries(self.cache, loaded, fresh)
+        known = self.cache.fresh | {record.file: record for record in fresh}
+        self.cache.records = entries  # the records kept, for the next update to reuse
+        self.cache.fresh = {name: known[name] for name in entries if name in known}
+        theme_key = theme_folders_fingerprint(theme_dir)
+        if self.environment is None or self.environment[0] != theme_key:
+            self.environment = (theme_key, make_environment(theme_dir))
+        theme = Theme(theme_dir, self.environment[1])
+        shared_key = f"{code_version()}\n{site.config!r}\n{theme_key}"
+        versions = record_versions(entries, folder)
+        memo = self.memo(shared_key)
+        plan = plan_outputs(site, theme, options, report, memo, versions.__getitem__)
+        if plan is None or report.failed():
+            return None
+        try:
+            hosting = hosting_files(site, theme.env)
+        except TemplateError as exc:
+            report.diagnostics.append(template_diagnostic(exc, theme_dir))
+            return None
+        files = {file.path: file for file in [*plan.site_files, *hosting]}
+        self.remember(memo, files.values())
+        report.site = site
+        return Linked(site, theme, plan, versions, shared_key, files)
+
+    def memo(self, shared_key: str) -> Memo:
+        """The memo of the files made so far (none, when what every file shares changed)."""
+        same = self.linked is not None and self.linked.shared_key == shared_key
+        if not same:
+            self.made, self.kept = {}, {}
+        return Memo(dict(self.made), self.kept.get, self.digests)
+
+    def remember(self, memo: Memo, files: Iterable[OutputFile]) -> None:
+        """Keep what the memo made, for the next time the same file is asked for."""
+        self.made.update(memo.current)
+        self.kept.update((file.path, file.content) for file in files)
+
+    def read(self, path: str) -> tuple[bytes, list[Diagnostic]] | None:
+        """The file at a site path, and the problems of its links (a page's); None when the
+        site has no such file. A page its template cannot make is a page that says so."""
+        with self.lock:
+            try:
+                content = self.file(path)
+                if content is None or not path.endswith(".html") or self.linked is None:
+                    return None if content is None else (content, [])
+                return content, self.page_problems(path, content)
+            except TemplateError as exc:
+                assert self.linked is not None
+                problem = template_diagnostic(exc, self.linked.theme.folder)
+                return (NOT_MADE, [problem]) if path.endswith(".html") else None
+
+    def file(self, path: str) -> bytes | None:
+        """The bytes a build writes at this path, made now unless made from the same inputs
+        before."""
+        linked = self.linked
+        if linked is None:
+            return None
+        if path in linked.files:
+            return linked.files[path].content
+        found = RECORD_PATH_RE.fullmatch(path)
+        error_id = found and (found[1] or found[2])
+        if error_id and error_id in linked.site.links.by_id:
+            return self.unit(error_id).files[path]
+        if path not in linked.plan.paths:
+            return None
+        memo = Memo(dict(self.made), self.kept.get, self.digests)
+        planned = self.site_wide(linked, path)
+        made = memo.made(planned)
+        self.remember(memo, [made])
+        return made.content
+
+    def unit(self, error_id: str) -> Unit:
+        """An error's page and JSON file, rendered again when their inputs changed."""
+        linked = self.linked
+        assert linked is not None
+        site = linked.site
+        summary = site.links.by_id[error_id]
+        inputs = unit_input(site, summary, linked.versions.__getitem__, self.digests)
+        unit = self.units.get(error_id)
+        if unit is None or unit.inputs != inputs:
+            memory = Memory()
+            task = RenderTask(site.config, linked.theme.folder, memory, linked.plan.paths)
+            record = site.record(summary)
+            note = site.drift_note(summary)
+            render_unit(task, linked.theme.env, record, site.links[error_id], note)
+            unit = self.units[error_id] = Unit(inputs, memory.files)
+        return unit
+
+    def site_wide(self, linked: Linked, path: str) -> Planned:
+        """One of the files made from every error: the indexes, the search index, the
+        sitemap, api/errors.ndjson (planned only when one of them is asked for)."""
+        site = linked.site
+        if path != urls.ERRORS_NDJSON:
+            words = {record.id: self.meaning_words(linked, record.id) for record in site.records}
+            return next(
+                planned for planned in listing_files(site, {}, words) if planned.path == path
+            )
+        version = linked.versions.__getitem__
+        inputs = tuple(unit_input(site, record, version, self.digests) for record in site.records)
+
+        def dump() -> bytes:
+            lines = (
+                error_line(site.record(record), site.links[record.id], site.config)
+                for record in site.records
+            )
+            return b"".join(lines)
+
+        return Planned(urls.ERRORS_NDJSON, "site", (inputs,), dump)
+
+    def meaning_words(self, linked: Linked, error_id: str) -> str:
+        summary = linked.site.links.by_id[error_id]
+        version = linked.versions[summary.file]
+        kept = self.words.get(error_id)
+        if kept is None or kept[0] != version:
+            kept = self.words[error_id] = (version, record_words(linked.site.record(summary)))
+        return kept[1]
+
+    def page_problems(self, path: str, text: bytes) -> list[Diagnostic]:
+        """A page's broken links: to paths the site lacks, and to anchors of other pages."""
+        linked = self.linked
+        assert linked is not None
+        if path in linked.files:
+            origin = linked.files[path].origin
+        else:  # an error's page
+            origin = linked.site.links.by_id[path.split("/")[1]].file
+        problems, cross = check_page(path, text.decode(), origin, linked.plan.paths)
+
+        def page_text(target: str) -> str | None:
+            content = self.file(target)
+            return content.decode() if content is not None else None
+
+        return problems + check_cross_links([(link, origin) for link in cross], page_text)
+
+    def paths(self) -> set[str]:
+        """Every path the site has (what a build writes)."""
+        with self.lock:
+            linked = self.linked
+            if linked is None:
+                return set()
+            found = set(linked.plan.paths.files)
+            for error_id in linked.site.links.by_id:
+                found |= {urls.error_page(error_id), urls.error_json(error_id)}
+            return found
