@@ -109,31 +109,37 @@ def error_line(record: Record, links: ErrorLinks, config: SiteConfig) -> bytes:
 
 
 def unit_inputs(site: Site, version: Callable[[str], Version], digests: Digests) -> dict[str, str]:
-    """Every record's outputs' inputs (`unit_input`)."""
-    return {record.id: unit_input(site, record, version, digests) for record in site.records}
+    """Every record's outputs' inputs (`unit_input`), each error's face digested once."""
+    faces = {record.id: face_digest(site, record.id, digests) for record in site.records}
+    return {r.id: unit_input(site, r, version, digests, faces.get) for r in site.records}
+
+
+def face_digest(site: Site, error_id: str, digests: Digests) -> str | None:
+    """How an error reads in another's links (message, exception, repository, label),
+    digested; None for no error (no neighbour there)."""
+    other = site.links.by_id.get(error_id)
+    if other is None:
+        return None
+    shown = (other.id, other.message, other.exception, other.repo, site.links.labels[other.id])
+    return digests.of(f"face {other.id}", shown)
 
 
 def unit_input(
-    site: Site, record: RecordSummary, version: Callable[[str], Version], digests: Digests
+    site: Site,
+    record: RecordSummary,
+    version: Callable[[str], Version],
+    digests: Digests,
+    face: Callable[[str], str | None],
 ) -> str:
     """A record's outputs' inputs, as one digest: its version, its drift note, its label, and
-    its related errors, backlinks and neighbours in its source file as they read (message,
-    exception, repository, label: each error's face digested once, not once per link)."""
-    labels, by_id = site.links.labels, site.links.by_id
-
-    def face(error_id: str) -> str | None:
-        other = by_id.get(error_id)
-        if other is None:  # no neighbour there
-            return None
-        shown = (other.id, other.message, other.exception, other.repo, labels[other.id])
-        return digests.of(f"face {other.id}", shown)
-
+    the faces (`face_digest`) of its related errors, backlinks and neighbours in its source
+    file."""
     related, backlinks = site.links.ids(record.id)
     before, after = site.links.neighbours[record.id]
     drift = site.drift_note(record) if site.drift else None
     shown = tuple(map(face, related)), tuple(map(face, backlinks))
-    own = (version(record.file), drift, shown, (face(before), face(after)), labels[record.id])
-    return digests.of(record.id, own)
+    own = (version(record.file), drift, shown, (face(before), face(after)))
+    return digests.of(record.id, (*own, site.links.labels[record.id]))
 
 
 def unit_entry(summary: RecordSummary, inputs: str, result: UnitResult, site: Site) -> UnitEntry:

@@ -15,6 +15,7 @@ import hashlib
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import NamedTuple
 
@@ -48,9 +49,11 @@ from generator.outputs.linkcheck import check_cross_links, check_page
 from generator.outputs.records import (
     RenderTask,
     error_line,
+    face_digest,
     record_words,
     render_unit,
     unit_input,
+    unit_inputs,
 )
 from generator.parallel import WorkerPool
 from generator.render.templates import make_environment
@@ -220,7 +223,8 @@ class Session:
         assert linked is not None
         site = linked.site
         summary = site.links.by_id[error_id]
-        inputs = unit_input(site, summary, linked.versions.__getitem__, self.digests)
+        face = partial(face_digest, site, digests=self.digests)
+        inputs = unit_input(site, summary, linked.versions.__getitem__, self.digests, face)
         unit = self.units.get(error_id)
         if unit is None or unit.inputs != inputs:
             memory = Memory()
@@ -240,8 +244,7 @@ class Session:
             return next(
                 planned for planned in listing_files(site, {}, words) if planned.path == path
             )
-        version = linked.versions.__getitem__
-        inputs = tuple(unit_input(site, record, version, self.digests) for record in site.records)
+        inputs = tuple(unit_inputs(site, linked.versions.__getitem__, self.digests).values())
 
         def dump() -> bytes:
             lines = (
