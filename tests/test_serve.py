@@ -176,6 +176,7 @@ def test_a_page_its_template_cannot_make_says_why(make_content, tmp_path: Path) 
     _, problems = found
     assert [p.field for p in problems] == ["template"], problems
     assert "no_such_filter" in problems[0].message
-    assert session.read("api/errors/0123456789abcdef.json") is None
+    as_json = session.read("api/errors/0123456789abcdef.json")  # needs no template
+    assert as_json is not None and b'"id": "0123456789abcdef"' in as_json[0]
     home = session.read("index.html")
     assert home is not None and home[1] == [] and b"bad widget" in home[0]

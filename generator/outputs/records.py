@@ -15,7 +15,7 @@ import json
 from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple, Protocol
+from typing import NamedTuple
 
 from jinja2 import Environment
 
@@ -40,19 +40,13 @@ from generator.site.model import (
 )
 
 
-class Target(Protocol):
-    """Where rendered files go: the build's staging folder, or `serve`'s memory."""
-
-    def put(self, path: str, data: bytes, sha: str | None = None) -> str: ...
-
-
 @dataclass(frozen=True)
 class RenderTask:
     """What every worker needs, sent once to each when it starts (never the whole site)."""
 
     config: SiteConfig
     theme_dir: Path
-    staging: Target
+    staging: Staging
     planned: Container[str]  # every path of the site
 
 

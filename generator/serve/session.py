@@ -4,20 +4,19 @@ A change runs the build's first stages again (list → load → validate → lin
 plan), reading only the files that changed: the other records are kept in
 memory. Nothing else is made then. A request makes its file from the linked
 site, through the memo: a page whose inputs digest as before is the page made
-last time. So a save shows as soon as its page is made, whatever the size of
-the site, and nothing is written to disk; `errpages build` makes the site to
-publish. What a request makes is what a build writes at that path, byte for byte.
+last time. So a save shows once the site is linked again and its page made,
+nothing else rendered, nothing written to disk (`errpages build` makes the
+site to publish). What a request makes is what a build writes at that path,
+byte for byte.
 """
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import NamedTuple
 
 from jinja2 import Environment, TemplateError
 
@@ -47,31 +46,18 @@ from generator.outputs import OutputFile, Planned
 from generator.outputs.hosting import hosting_files
 from generator.outputs.linkcheck import check_cross_links, check_page
 from generator.outputs.records import (
-    RenderTask,
     error_line,
     face_digest,
     record_words,
-    render_unit,
     unit_input,
     unit_inputs,
 )
 from generator.parallel import WorkerPool
-from generator.render.templates import make_environment
+from generator.render.templates import error_page_context, make_environment
 from generator.site import urls
 from generator.site.model import Site, Version
 
 NOT_MADE = b"<!DOCTYPE html>\n<html><head><title>Not made</title></head><body></body></html>\n"
-
-
-class Memory:
-    """Rendered files kept in memory (what a build's staging folder is to a build)."""
-
-    def __init__(self) -> None:
-        self.files: dict[str, bytes] = {}
-
-    def put(self, path: str, data: bytes, sha: str | None = None) -> str:
-        self.files[path] = data
-        return sha or hashlib.sha256(data).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -86,13 +72,6 @@ class Linked:
     versions: dict[str, Version]
     shared_key: str  # what every output depends on: code, settings, theme files
     files: dict[str, OutputFile]
-
-
-class Unit(NamedTuple):
-    """One error's page and JSON file, and the digest of what they were made from."""
-
-    inputs: str
-    files: dict[str, bytes]
 
 
 @dataclass
@@ -110,7 +89,6 @@ class Session:
     digests: Digests = field(default_factory=Digests)
     made: dict[str, Made] = field(default_factory=dict)  # the memo: how each file was made
     kept: dict[str, bytes] = field(default_factory=dict)  # and what it came to
-    units: dict[str, Unit] = field(default_factory=dict)
     words: dict[str, tuple[object, str]] = field(default_factory=dict)  # meaning words by id
     linked: Linked | None = None
 
@@ -123,7 +101,7 @@ class Session:
             linked = self.link(report)
             if linked is not None and not report.failed():
                 if linked.shared_key != (self.linked and self.linked.shared_key):
-                    self.units, self.words = {}, {}
+                    self.words = {}
                 self.linked = linked
             return report
 
@@ -205,35 +183,33 @@ class Session:
             return None
         if path in linked.files:
             return linked.files[path].content
-        found = RECORD_PATH_RE.fullmatch(path)
-        error_id = found and (found[1] or found[2])
-        if error_id and error_id in linked.site.links.by_id:
-            return self.unit(error_id).files[path]
         if path not in linked.plan.paths:
             return None
+        found = RECORD_PATH_RE.fullmatch(path)
+        error_id = found and (found[1] or found[2])
+        planned = self.error_file(linked, error_id, path) if error_id else None
         memo = Memo(dict(self.made), self.kept.get, self.digests)
-        planned = self.site_wide(linked, path)
-        made = memo.made(planned)
+        made = memo.made(planned or self.site_wide(linked, path))
         self.remember(memo, [made])
         return made.content
 
-    def unit(self, error_id: str) -> Unit:
-        """An error's page and JSON file, rendered again when their inputs changed."""
-        linked = self.linked
-        assert linked is not None
+    def error_file(self, linked: Linked, error_id: str, path: str) -> Planned:
+        """An error's page or JSON file, planned with its inputs' digest (`unit_input`)."""
         site = linked.site
         summary = site.links.by_id[error_id]
         face = partial(face_digest, site, digests=self.digests)
         inputs = unit_input(site, summary, linked.versions.__getitem__, self.digests, face)
-        unit = self.units.get(error_id)
-        if unit is None or unit.inputs != inputs:
-            memory = Memory()
-            task = RenderTask(site.config, linked.theme.folder, memory, linked.plan.paths)
-            record = site.record(summary)
-            note = site.drift_note(summary)
-            render_unit(task, linked.theme.env, record, site.links[error_id], note)
-            unit = self.units[error_id] = Unit(inputs, memory.files)
-        return unit
+
+        def page() -> bytes:
+            record, note = site.record(summary), site.drift_note(summary)
+            context = error_page_context(record, site.links[error_id], site.config, note)
+            return linked.theme.env.get_template("error.html").render(context).encode()
+
+        def data() -> bytes:
+            return error_line(site.record(summary), site.links[error_id], site.config)
+
+        make = data if path.endswith(".json") else page
+        return Planned(path, summary.file, (inputs,), make)
 
     def site_wide(self, linked: Linked, path: str) -> Planned:
         """One of the files made from every error: the indexes, the search index, the
@@ -256,6 +232,7 @@ class Session:
         return Planned(urls.ERRORS_NDJSON, "site", (inputs,), dump)
 
     def meaning_words(self, linked: Linked, error_id: str) -> str:
+        """An error's words for the search index, found again only when its file changed."""
         summary = linked.site.links.by_id[error_id]
         version = linked.versions[summary.file]
         kept = self.words.get(error_id)
