@@ -763,9 +763,7 @@ def build_into(
             shared_key = f"{code}\n{site.config!r}\n{theme_key}"
             # plan → render → link check → write
             before, versions = cache.written_with(shared_key), record_versions(records, folder)
-            written = write_site(
-                site, theme, out_dir, before, versions, cache.digests, pool, options, report
-            )
+            written = write_site(site, theme, out_dir, before, versions, pool, options, report)
             if written is None or cache_path is None:
                 return report
             warnings = tuple(report.diagnostics)
@@ -807,7 +805,6 @@ def write_site(
     out_dir: Path,
     before: Written,
     versions: dict[str, Version],
-    digests: Digests,
     pool: WorkerPool,
     options: BuildOptions,
     report: BuildReport,
@@ -817,6 +814,7 @@ def write_site(
     # What the last build wrote counts only for the very folder it wrote.
     same_folder = before.site_identity == folder_identity(out_dir)
     previous = before.outputs if same_folder else {}
+    digests = Digests()
     memo = Memo(before.pages, previous_page(out_dir, previous), digests)
     with timed(report, "plan"):
         plan = plan_outputs(site, theme, options, report, memo, versions.__getitem__)

@@ -38,7 +38,7 @@ from generator.content.loader import SnippetFiles
 from generator.diagnostics import Diagnostic
 from generator.memo import plaindata
 from generator.memo.fingerprint import CACHE_FORMAT
-from generator.memo.memo import Digests, Made
+from generator.memo.memo import Made
 from generator.outputs.hosting import DumpStat, Layout
 from generator.outputs.records import UnitEntry
 from generator.outputs.write import FolderTimes, Spare
@@ -88,9 +88,7 @@ class BuildCache:
     fresh: dict[str, Record] = field(default_factory=dict)  # validated since saved, to save
     rows: dict[str, Row] | None = None  # the rows as read or last saved (None: not known)
     rows_renamed: bool = False  # read as saved by a build run from another working folder
-    digests: Digests = field(default_factory=Digests, compare=False)  # in memory only
     db: sqlite3.Connection | None = field(default=None, compare=False)
-    token: str = field(default="", compare=False)  # the head's, as read: which rows these are
 
     def reuse(self, shown: str, stat: StatKey, snippets: SnippetFiles) -> RecordSummary | None:
         """The cached record for a file unchanged since (with its snippet file unchanged)."""
@@ -205,7 +203,7 @@ class BuildCache:
                 ),
             )
             db.execute("INSERT OR REPLACE INTO head (id, data) VALUES (1, ?)", (token,))
-        self.db, self.fresh, self.rows, self.token = db, {}, rows, token
+        self.db, self.fresh, self.rows = db, {}, rows
         self.rows_renamed = False
         head_file = path.with_suffix(".headdata")
         head_file.with_suffix(".headdatatmp").write_bytes(data)
@@ -377,7 +375,6 @@ def read_head_and_rows(
         rows=rows,
         rows_renamed=rows_renamed,
         db=db,
-        token=token,
     )
 
 
