@@ -804,9 +804,8 @@ def serve_command(content: Path, host: str, port: int, no_watch: bool, drafts: b
             return [failure]
         print_diagnostics(report, said)
         if report.failed():
-            click.echo(
-                f"Not updated ({problem_counts(report)}); serving the last good site.", err=True
-            )
+            served = "the last good site" if session.linked else "no site until they are fixed"
+            click.echo(f"Not updated ({problem_counts(report)}); serving {served}.", err=True)
             return [d.format() for d in report.diagnostics if d.level is Level.ERROR]
         click.echo(updated_line(report, time.perf_counter() - started))
         return []
