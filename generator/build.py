@@ -559,18 +559,17 @@ def stage_dump(
                 line_shas[record_id] = sha
                 if previous.get(json_path) == sha:
                     unchanged.add(record_id)
-    extra_lines = other_shards
-    for record_id, extra in extra_lines.items():
+    for record_id, extra in other_shards.items():
         line_shas[record_id] = hashlib.sha256(extra).hexdigest()
 
     def line_length(record_id: str) -> int:
-        if record_id in extra_lines:
-            return len(extra_lines[record_id])
+        if record_id in other_shards:
+            return len(other_shards[record_id])
         return staging.size(urls.error_json(record_id))
 
     def line(record_id: str) -> bytes:
-        if record_id in extra_lines:
-            return extra_lines[record_id]
+        if record_id in other_shards:
+            return other_shards[record_id]
         return staging.read_bytes(urls.error_json(record_id))
 
     records = site.records
@@ -760,7 +759,7 @@ def build_into(
             theme_key = theme_folders_fingerprint(theme_dir)
             theme = Theme(theme_dir, make_environment(theme_dir))
             records = record_entries(cache, loaded, fresh)
-            shared_key = f"{code}\n{site.config!r}\n{theme_key}"
+            shared_key = shared_inputs(code, site.config, theme_key)
             # plan → render → link check → write
             before, versions = cache.written_with(shared_key), record_versions(records, folder)
             written = write_site(site, theme, out_dir, before, versions, pool, options, report)
@@ -772,6 +771,11 @@ def build_into(
             )
             report.cache_problem = cache.save()
             return report
+
+
+def shared_inputs(code: str, config: SiteConfig, theme_key: str) -> str:
+    """What every output depends on: errpages' code, the settings and the theme's files."""
+    return f"{code}\n{config!r}\n{theme_key}"
 
 
 def record_versions(entries: dict[str, RecordEntry], records_folder: str) -> dict[str, Version]:

@@ -33,6 +33,7 @@ from generator.build import (
     plan_outputs,
     record_entries,
     record_versions,
+    shared_inputs,
     template_diagnostic,
     theme_folders_fingerprint,
     validate_records,
@@ -133,7 +134,7 @@ class Session:
         if self.environment is None or self.environment[0] != theme_key:
             self.environment = (theme_key, make_environment(theme_dir))
         theme = Theme(theme_dir, self.environment[1])
-        shared_key = f"{code_version()}\n{site.config!r}\n{theme_key}"
+        shared_key = shared_inputs(code_version(), site.config, theme_key)
         versions = record_versions(entries, folder)
         memo = self.memo(shared_key)
         plan = plan_outputs(site, theme, options, report, memo, versions.__getitem__)
