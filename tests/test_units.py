@@ -11,9 +11,9 @@ from generator.content.messages import placeholder_names
 from generator.content.schema import derive_id, normalise_snippet_name
 from generator.outputs.write import _exchange
 from generator.render.markdown import is_safe_url, render_markdown
-from generator.render.templates import ListedRecord, message_html
+from generator.render.templates import message_html
 from generator.site.links import short_text
-from generator.site.model import Analysis, Record, Snippet, Source, summarize
+from generator.site.model import Analysis, Record, Snippet, Source
 
 
 def test_derive_id_is_documented_rule() -> None:
@@ -137,41 +137,6 @@ def test_two_folders_are_exchanged_in_one_step(tmp_path: Path) -> None:
     assert [p.name for p in (tmp_path / "staged").iterdir()] == ["old.html"]
 
 
-def test_a_listed_record_reads_the_full_record_only_for_what_its_summary_lacks() -> None:
-    snippet = Snippet("raise X()", 40, "python")
-    record = Record(
-        id="000000000000000a",
-        repo="a/b",
-        kind="warning",
-        exception="ValueError",
-        message="bad {value}",
-        title="bad value",
-        meaning="the meaning",
-        source=Source("x.py", 41, "abcdef1234567", snippet),
-        solutions=("s",),
-        file="content/errors/x.yaml",
-        tags=("t",),
-        analysis=Analysis("me", "2026-01-01"),
-    )
-    reads: list[str] = []
-    listed = ListedRecord(summarize(record), lambda summary: reads.append(summary.id) or record)
-    for name in ("id", "file", "repo", "kind", "exception", "message", "title", "related"):
-        assert getattr(listed, name) == getattr(record, name)
-    for name in ("tags", "aliases", "draft", "id_derived"):
-        assert getattr(listed, name) == getattr(record, name)
-    source = listed.source
-    assert (source.path, source.line, source.commit) == ("x.py", 41, "abcdef1234567")
-    assert source.short_commit == record.source.short_commit
-    assert not reads  # all of the above is in the summary
-    assert listed.meaning == "the meaning" and len(reads) == 1
-    assert listed.source.snippet.start_line == 40 and len(reads) == 2
-    assert listed.analysis.by == "me" and listed.retired is None
-    assert listed == record and repr(listed) == repr(record) and hash(listed) == hash(record)
-    assert listed.source == record.source and repr(listed.source) == repr(record.source)
-    with pytest.raises(AttributeError):
-        _ = listed.no_such_field
-
-
 @pytest.mark.parametrize(
     ("by", "footer"),
     [
@@ -184,7 +149,7 @@ def test_the_footer_says_who_or_how_an_error_was_analysed(by: str, footer: str) 
     from bs4 import BeautifulSoup
 
     from generator.render.templates import make_environment, render_error_page
-    from generator.site.model import Analysis, ErrorLinks, Record, SiteConfig, Snippet, Source
+    from generator.site.model import ErrorLinks, SiteConfig
     from tests.conftest import REPO_ROOT
 
     record = Record(

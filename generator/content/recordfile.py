@@ -15,9 +15,6 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
-SOURCE_ORDER = ("snippet_file", "path", "line", "commit", "language")
-
-
 def round_trip() -> YAML:
     yaml = YAML(typ="rt")
     yaml.preserve_quotes = True

@@ -133,10 +133,8 @@ def init_site(folder: Path) -> Started:
     if missing:
         if before and not before.endswith("\n"):
             before += "\n"
-        added = "# errpages: the built site, its spare and lock, and the build cache\n" + "\n".join(
-            missing
-        )
-        atomic_write_text(ignore, f"{before}{added}\n")
+        added = "\n".join(missing)
+        atomic_write_text(ignore, f"{before}{IGNORE_COMMENT}\n{added}\n")
         written.append(ignore)
     else:
         kept.append(ignore)

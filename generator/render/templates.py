@@ -1,7 +1,8 @@
 """Render stage: the Jinja environment and the context each template receives.
 
 A page is a function of its record, the link graph and the theme alone
-(`render_error_page`), so pages can later be rendered in parallel and cached.
+(`render_error_page`), so pages are rendered in parallel and kept while those
+are the same.
 Every piece of record text is escaped by Jinja's autoescape; the few values
 passed as Markup were produced by our Markdown renderer or Pygments, which
 escape their input themselves.
@@ -14,7 +15,7 @@ import re
 import sys
 import textwrap
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
@@ -371,88 +372,7 @@ def render_error_page(
     return env.get_template("error.html").render(context)
 
 
-# A record's attributes its summary holds as they are (`summarize` copies them).
-SUMMARY_ATTRIBUTES = frozenset(
-    "id file repo kind exception message title related tags aliases draft id_derived".split()
-)
-
-
-class ListedRecord:
-    """A record as a page that lists many of them shows it.
-
-    What the record's summary holds (its id, title, message, kind, where it
-    is raised...) is answered from the summary; anything else (its meaning,
-    its snippet, its analysis) reads the full record, so a page listing a
-    thousand errors reads only what its template shows.
-    """
-
-    __slots__ = ("read", "summary")
-
-    def __init__(self, summary: RecordSummary, read: Callable[[RecordSummary], Record]) -> None:
-        self.summary, self.read = summary, read
-
-    def full(self) -> Record:
-        return self.read(self.summary)
-
-    def __getattr__(self, name: str) -> Any:  # only for names not found on the view itself
-        if name in SUMMARY_ATTRIBUTES:
-            return getattr(self.summary, name)
-        if name == "source":
-            return ListedSource(self)
-        return getattr(self.full(), name)
-
-    # What Python looks up on the type, never through __getattr__: the full record's.
-    def __eq__(self, other: object) -> bool:
-        other = other.full() if isinstance(other, ListedRecord) else other
-        return self.full() == other
-
-    def __hash__(self) -> int:
-        return hash(self.full())
-
-    def __repr__(self) -> str:
-        return repr(self.full())
-
-
-class ListedSource:
-    """A listed record's `source`: where it is raised from its summary, the snippet from the
-    full record."""
-
-    __slots__ = ("listed",)
-
-    def __init__(self, listed: ListedRecord) -> None:
-        self.listed = listed
-
-    @property
-    def path(self) -> str:
-        return self.listed.summary.source_path
-
-    @property
-    def line(self) -> int:
-        return self.listed.summary.source_line
-
-    @property
-    def commit(self) -> str:
-        return self.listed.summary.commit
-
-    @property
-    def short_commit(self) -> str:
-        return self.listed.summary.commit[:10]
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.listed.full().source, name)
-
-    def __eq__(self, other: object) -> bool:
-        other = other.listed.full().source if isinstance(other, ListedSource) else other
-        return self.listed.full().source == other
-
-    def __hash__(self) -> int:
-        return hash(self.listed.full().source)
-
-    def __repr__(self) -> str:
-        return repr(self.listed.full().source)
-
-
-def error_summary(record: ListedRecord, page: PageLinks, label: str) -> dict[str, Any]:
+def error_summary(record: Record, page: PageLinks, label: str) -> dict[str, Any]:
     return {"record": record, "short_title": label, "url": page.to_error(record.id)}
 
 
@@ -492,8 +412,8 @@ def home_page_context(
     overview: list[RepoOverview],
     recent: list[RecordSummary],
 ) -> dict[str, Any]:
-    """The home page: the repositories (`repo_overview`), the newest errors (`recent_records`)
-    as `ListedRecord`s."""
+    """The home page: the repositories (`repo_overview`) and the newest errors
+    (`recent_records`)."""
     page = PageLinks.for_page(urls.HOME_PAGE)
     repos = [
         {
@@ -509,16 +429,12 @@ def home_page_context(
         **site_context(site.config, page, urls.canonical_url(site.config, urls.HOME_PAGE)),
         "repos": repos,
         "total": len(site.records),
-        "recent": [
-            error_summary(ListedRecord(r, site.record), page, site.links.labels[r.id])
-            for r in recent
-        ],
+        "recent": [error_summary(site.record(r), page, site.links.labels[r.id]) for r in recent],
     }
 
 
 def repo_page_context(site: Site, repo: str, records: list[RecordSummary]) -> dict[str, Any]:
-    """A repository's errors grouped by exception type, then by source file, as
-    `ListedRecord`s."""
+    """A repository's errors grouped by exception type, then by source file."""
     path = urls.repo_page(repo)
     page = PageLinks.for_page(path)
     by_exception: dict[str, dict[str, list[RecordSummary]]] = defaultdict(lambda: defaultdict(list))
@@ -532,7 +448,7 @@ def repo_page_context(site: Site, repo: str, records: list[RecordSummary]) -> di
                 {
                     "path": source_path,
                     "errors": [
-                        error_summary(ListedRecord(r, site.record), page, site.links.labels[r.id])
+                        error_summary(site.record(r), page, site.links.labels[r.id])
                         for r in sorted(items, key=lambda r: (r.source_line, r.id))
                     ],
                 }

@@ -54,7 +54,7 @@ from generator.outputs.records import (
     unit_inputs,
 )
 from generator.parallel import WorkerPool
-from generator.render.templates import error_page_context, make_environment
+from generator.render.templates import make_environment, render_error_page
 from generator.site import urls
 from generator.site.model import Site, Version
 
@@ -203,8 +203,8 @@ class Session:
 
         def page() -> bytes:
             record, note = site.record(summary), site.drift_note(summary)
-            context = error_page_context(record, site.links[error_id], site.config, note)
-            return linked.theme.env.get_template("error.html").render(context).encode()
+            env, links = linked.theme.env, site.links[error_id]
+            return render_error_page(env, record, links, site.config, note).encode()
 
         def data() -> bytes:
             return error_line(site.record(summary), site.links[error_id], site.config)
