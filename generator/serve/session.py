@@ -21,7 +21,6 @@ from pathlib import Path
 from jinja2 import Environment, TemplateError
 
 from generator.build import (
-    RECORD_PATH_RE,
     BuildReport,
     Plan,
     Theme,
@@ -101,8 +100,6 @@ class Session:
             report = BuildReport()
             linked = self.link(report)
             if linked is not None and not report.failed():
-                if linked.shared_key != (self.linked and self.linked.shared_key):
-                    self.words = {}
                 self.linked = linked
             return report
 
@@ -136,7 +133,9 @@ class Session:
         theme = Theme(theme_dir, self.environment[1])
         shared_key = shared_inputs(code_version(), site.config, theme_key)
         versions = record_versions(entries, folder)
-        memo = self.memo(shared_key)
+        if self.linked is None or self.linked.shared_key != shared_key:
+            self.made, self.kept, self.words = {}, {}, {}  # each was made with the old key
+        memo = self.memo()
         plan = plan_outputs(site, theme, options, report, memo, versions.__getitem__)
         if plan is None or report.failed():
             return None
@@ -150,12 +149,9 @@ class Session:
         report.site = site
         return Linked(site, theme, plan, versions, shared_key, files)
 
-    def memo(self, shared_key: str) -> Memo:
-        """The memo of the files made so far (none, when what every file shares changed)."""
-        same = self.linked is not None and self.linked.shared_key == shared_key
-        if not same:
-            self.made, self.kept = {}, {}
-        return Memo(dict(self.made), self.kept.get, self.digests)
+    def memo(self) -> Memo:
+        """A memo of the files made so far (what it makes is kept by `remember`)."""
+        return Memo(self.made, self.kept.get, self.digests)
 
     def remember(self, memo: Memo, files: Iterable[OutputFile]) -> None:
         """Keep what the memo made, for the next time the same file is asked for."""
@@ -186,10 +182,9 @@ class Session:
             return linked.files[path].content
         if path not in linked.plan.paths:
             return None
-        found = RECORD_PATH_RE.fullmatch(path)
-        error_id = found and (found[1] or found[2])
+        error_id = linked.plan.paths.error_at(path)
         planned = self.error_file(linked, error_id, path) if error_id else None
-        memo = Memo(dict(self.made), self.kept.get, self.digests)
+        memo = self.memo()
         made = memo.made(planned or self.site_wide(linked, path))
         self.remember(memo, [made])
         return made.content
@@ -245,10 +240,11 @@ class Session:
         """A page's broken links: to paths the site lacks, and to anchors of other pages."""
         linked = self.linked
         assert linked is not None
-        if path in linked.files:
+        error_id = linked.plan.paths.error_at(path)
+        if error_id is None:
             origin = linked.files[path].origin
-        else:  # an error's page
-            origin = linked.site.links.by_id[path.split("/")[1]].file
+        else:
+            origin = linked.site.links.by_id[error_id].file
         problems, cross = check_page(path, text.decode(), origin, linked.plan.paths)
 
         def page_text(target: str) -> str | None:

@@ -18,8 +18,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import unquote, urlsplit
 
 from generator.diagnostics import Diagnostic
+from generator.site.urls import NOT_FOUND_PAGE
 
-NOT_FOUND_PAGE = "404.html"
 NO_PAGE = (
     b"<!DOCTYPE html>\n<html><head><title>Not found</title></head>"
     b"<body><p>Not found.</p></body></html>\n"
