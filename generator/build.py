@@ -530,6 +530,29 @@ def plan_outputs(
     except TemplateError as exc:
         report.diagnostics.append(template_diagnostic(exc, theme.folder))
         return None
+    shard = options.shard
+    alias_at = {
+        path: alias
+        for record in site.records
+        for alias in record.aliases
+        for path in (urls.error_page(alias), urls.error_json(alias))
+    }
+    global_shard = shard[0] == 1  # the shard that writes the site-wide files
+
+    def here(file: OutputFile) -> bool:  # an alias's redirects go with the alias's shard
+        alias = alias_at.get(file.path)
+        return global_shard if alias is None else in_shard(alias, shard)
+
+    return Plan(
+        paths=planned_paths(site, site_files, report),
+        records=[record for record in site.records if in_shard(record.id, shard)],
+        site_files=list(filter(here, site_files)),
+        global_shard=global_shard,
+    )
+
+
+def planned_paths(site: Site, site_files: list[OutputFile], report: BuildReport) -> PlannedPaths:
+    """Every path the whole site will have; two outputs that want one path are an error."""
     late = [urls.SEARCH_INDEX_JS, urls.ERRORS_NDJSON, urls.ERRORS_INDEX_JSON]
     late += [urls.NOT_FOUND_PAGE, ".nojekyll"]
     if site.config.base_url:
@@ -544,33 +567,7 @@ def plan_outputs(
             report.diagnostics.append(
                 error(Position(origin), "", f"output path {path} is also written by {taken}")
             )
-    global_shard = options.shard[0] == 1
-    redirect_paths = {
-        path
-        for record in site.records
-        for alias in record.aliases
-        for path in (urls.error_page(alias), urls.error_json(alias))
-    }
-    aliases_here = {
-        path
-        for record in site.records
-        for alias in record.aliases
-        if in_shard(alias, options.shard)
-        for path in (urls.error_page(alias), urls.error_json(alias))
-    }
-    shard_files = [
-        f
-        for f in site_files
-        if (f.path in aliases_here) or (global_shard and f.path not in redirect_paths)
-    ]
-    return Plan(
-        paths=paths,
-        records=[r for r in site.records if in_shard(r.id, options.shard)]
-        if options.shard != (1, 1)
-        else list(site.records),
-        site_files=shard_files,
-        global_shard=global_shard,
-    )
+    return paths
 
 
 @dataclass

@@ -17,6 +17,9 @@ from tests.test_incremental import snapshot
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, bytes]]:
     content = tmp_path_factory.mktemp("shards") / "content"
     write_corpus(50, content)
+    for number, record in enumerate(sorted((content / "errors").rglob("*.yaml"))[:12]):
+        with record.open("a", encoding="utf-8") as stream:  # a former id: two redirect files
+            stream.write(f'aliases:\n  - "{number:016x}"\n')
     full = content.parent / "full"
     report = build(content, full, cache_dir=None)
     assert report.written
@@ -49,6 +52,7 @@ def test_shards_add_up_to_the_full_build(
         seen |= files
         shutil.copytree(out, merged, dirs_exist_ok=True)
     assert snapshot(merged) == full
+    assert sum(1 for path in full if path.startswith("errors/00000000")) == 12  # the redirects
 
 
 def test_bad_shard_is_a_usage_error(corpus: tuple[Path, dict[str, bytes]], tmp_path: Path) -> None:
