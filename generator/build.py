@@ -130,6 +130,7 @@ class BuildReport:
     pages_kept: int = 0
     files_total: int = 0
     cache_problem: str | None = None  # why the cache could not be saved, if it could not
+    cache_refused: str | None = None  # why the cache found was not used: not errpages' own
 
     def failed(self, strict: bool = False) -> bool:
         return has_errors(self.diagnostics, strict)
@@ -221,6 +222,7 @@ def build_into(
             WorkerPool(options.jobs, records_listed) as pool,
             closing(load_cache(cache_path, code, folder)) as cache,
         ):
+            report.cache_refused = cache.refused
             if cache.saw(inputs, site_identity):
                 report.unchanged = True
                 report.diagnostics = list(cache.warnings)  # said again, not to be forgotten
@@ -337,7 +339,10 @@ def preflight(content_root: Path, out_dir: Path, cache_dir: Path | None) -> list
 
 def check_cache_folder(cache_dir: Path, out_dir: Path) -> list[Diagnostic]:
     """The cache folder must be a folder we can make (it is made now, before anything else),
-    and not inside the output folder, where it would be published."""
+    and not inside the output folder, where it would be published. A link is left as it is:
+    the build does without a cache (`load_cache`)."""
+    if cache_dir.is_symlink():
+        return []
     inside = cache_dir.resolve()
     if inside == out_dir.resolve() or out_dir.resolve() in inside.parents:
         return [

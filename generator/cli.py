@@ -207,6 +207,11 @@ def build_command(
     finally:
         progress.close()
     print_diagnostics(report)
+    if report.cache_refused:
+        click.echo(
+            f"note: the build cache was not used ({report.cache_refused}); built from scratch",
+            err=True,
+        )
     if report.cache_problem:
         click.echo(
             f"note: the build cache could not be saved ({report.cache_problem}); "

@@ -364,12 +364,13 @@ def test_a_cache_that_cannot_be_saved_still_gives_the_site(
     content, out, cache = project
     incremental(content, out, cache)
     database = next(cache.glob("*.sqlite"))
-    database.with_suffix(".headdatatmp").mkdir()  # the head cannot be written
+    database.with_suffix(".headdata").unlink()
+    database.with_suffix(".headdata").mkdir()  # the head cannot be written
     edit_record(content, 3, "is checked while", "is checked lately while")
     report = build(content, out, cache_dir=cache)
     assert report.written and report.cache_problem
     assert snapshot(out) == clean(content, tmp_path)
-    database.with_suffix(".headdatatmp").rmdir()
+    database.with_suffix(".headdata").rmdir()
     edit_record(content, 4, "is checked while", "is checked lately while")
     report = build(content, out, cache_dir=cache)
     assert report.written and report.cache_problem is None

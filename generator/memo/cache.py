@@ -5,7 +5,12 @@ it): per output folder and set of options, a SQLite database (`.sqlite`), a
 head file (`.headdata`: JSON; see `plaindata`) and a small summary (`.head`).
 Nothing in it is marshal or pickle, and everything read back is checked
 against the types it is declared with (`plaindata.conform`): a cache folder a
-pull request added, or one damaged, is not used rather than trusted.
+pull request added, or one damaged, is not used rather than trusted. Its files
+are read and written as `folder` says (no link followed, sizes bounded); the
+database is opened only when it is a regular file holding just the tables
+errpages makes (a trigger or a view would run code of the file's choosing on
+every build), and every statement runs under a time limit. A database that is
+not errpages' own is not used, said once (`BuildCache.refused`), and replaced.
 `--no-cache` neither reads nor writes it.
 Anything that could change the output is part of a key: record and snippet
 files (by size, mtime and inode), site settings, every theme file, and
@@ -28,16 +33,18 @@ import json
 import os
 import secrets
 import sqlite3
+import time
 from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NamedTuple, get_type_hints
 
-from generator.content.listing import StatKey
+from generator.content.listing import StatKey, display_path
 from generator.content.loader import SnippetFiles
 from generator.diagnostics import Diagnostic
 from generator.memo import plaindata
 from generator.memo.fingerprint import CACHE_FORMAT
+from generator.memo.folder import create_file, own_file_problem, read_file, replace_file
 from generator.memo.memo import Made
 from generator.outputs.hosting import DumpStat, Layout
 from generator.outputs.records import UnitEntry
@@ -88,6 +95,7 @@ class BuildCache:
     fresh: dict[str, Record] = field(default_factory=dict)  # validated since saved, to save
     rows: dict[str, Row] | None = None  # the rows as read or last saved (None: not known)
     rows_renamed: bool = False  # read as saved by a build run from another working folder
+    refused: str | None = None  # why the cache found was not used, when it was not errpages' own
     db: sqlite3.Connection | None = field(default=None, compare=False)
 
     def reuse(self, shown: str, stat: StatKey, snippets: SnippetFiles) -> RecordSummary | None:
@@ -137,9 +145,11 @@ class BuildCache:
         if self.db is None:
             return None
         try:
+            time_limit(self.db, READ_SECONDS)
             row = self.db.execute(
-                "SELECT data FROM records WHERE file = ?",
-                (record_file[len(self.records_folder) :],),
+                "SELECT CASE WHEN length(data) > ? THEN NULL ELSE data END FROM records "
+                "WHERE file = ?",
+                (ROW_LIMIT, record_file[len(self.records_folder) :]),
             ).fetchone()
             loaded: Record = plaindata.loads(row[0], Record)
         except (sqlite3.Error, TypeError, ValueError):  # TypeError: no such row
@@ -185,7 +195,8 @@ class BuildCache:
             for name, row in rows.items()
             if self.rows_renamed or not same_row(earlier.get(name), row)
         ]
-        db = self.db or open_database(path)
+        db = self.db or open_database(path)[0]
+        time_limit(db, WRITE_SECONDS)
         with db:
             if self.rows is None:  # rows under an unknown (older or damaged) head
                 db.execute("DELETE FROM entries")
@@ -205,12 +216,9 @@ class BuildCache:
             db.execute("INSERT OR REPLACE INTO head (id, data) VALUES (1, ?)", (token,))
         self.db, self.fresh, self.rows = db, {}, rows
         self.rows_renamed = False
-        head_file = path.with_suffix(".headdata")
-        head_file.with_suffix(".headdatatmp").write_bytes(data)
-        os.replace(head_file.with_suffix(".headdatatmp"), head_file)
-        path.with_suffix(".pickle").unlink(
-            missing_ok=True
-        )  # the head as the first versions kept it
+        replace_file(path.with_suffix(".headdata"), data)
+        # The head as the first versions kept it: never read, so not kept.
+        path.with_suffix(".pickle").unlink(missing_ok=True)
         # A small summary beside it answers "did anything change?" without loading it all.
         summary = json.dumps(
             {
@@ -222,9 +230,7 @@ class BuildCache:
                 "themes": list(self.themes),
             }
         )
-        head_path = path.with_suffix(".head")
-        head_path.with_suffix(".headtmp").write_text(summary)
-        os.replace(head_path.with_suffix(".headtmp"), head_path)
+        replace_file(path.with_suffix(".head"), summary.encode())
 
     def current_rows(self) -> dict[str, Row]:
         """Each record file's entry, with the unit of the record read from it, if rendered."""
@@ -288,31 +294,89 @@ def same_row(earlier: Row | None, now: Row) -> bool:
     return earlier is not None and earlier[0] is now[0] and earlier[1] is now[1]
 
 
-def open_database(path: Path) -> sqlite3.Connection:
-    """The cache database, created when missing; one that cannot be read is started afresh."""
+# The tables errpages makes, as SQLite keeps them: a database holding anything else (a
+# trigger, a view, another table) is not one errpages made, and is never written to.
+TABLES = (
+    ("head", "CREATE TABLE head (id INTEGER PRIMARY KEY, data TEXT)"),
+    # What every build reads (small), apart from the full records (read rarely).
+    ("entries", "CREATE TABLE entries (file TEXT PRIMARY KEY, meta BLOB)"),
+    ("records", "CREATE TABLE records (file TEXT PRIMARY KEY, data BLOB)"),
+)
+SCHEMA = {("table", name, sql) for name, sql in TABLES} | {
+    ("index", f"sqlite_autoindex_{name}_1", None) for name in ("entries", "records")
+}
+READ_SECONDS = WRITE_SECONDS = 60.0  # far beyond what a cache of 100,000 records takes
+ROW_LIMIT = 64 << 20  # a row larger than this is read as missing
+HEAD_LIMIT = 1 << 30  # a head file larger than this is not read
+
+
+def time_limit(db: sqlite3.Connection, seconds: float) -> None:
+    """Interrupt any statement still running `seconds` from now (sqlite3.OperationalError)."""
+    deadline = time.monotonic() + seconds
+    db.set_progress_handler(lambda: time.monotonic() > deadline, 10_000)
+
+
+def open_database(path: Path) -> tuple[sqlite3.Connection, str | None]:
+    """The cache database errpages made at path, or a new one in place of what is there, and
+    why that was not used (None: there was nothing, or a database of errpages' own).
+
+    What is there is opened only when it is a regular file, and used only when it holds
+    errpages' tables and nothing else; otherwise it is removed (a link, not what it leads
+    to), with its journals, and the new database made exclusively under its name.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
-    for attempt in range(2):
-        db = sqlite3.connect(path, timeout=30)
+    journals = [path.with_name(f"{path.name}-{end}") for end in ("wal", "shm", "journal")]
+    for journal in journals:  # SQLite would write through a link there
+        if own_file_problem(journal):
+            os.unlink(journal)
+    refused = own_file_problem(path)
+    if refused is None and os.path.lexists(path):
         try:
-            # A cache need not survive a power cut, only stay whole: no fsync on each save.
-            db.execute("PRAGMA journal_mode = WAL")
-            db.execute("PRAGMA synchronous = NORMAL")
-            if db.execute("PRAGMA user_version").fetchone()[0] != CACHE_FORMAT:
-                with db:  # another errpages' tables: start again
-                    for table in ("head", "entries", "records"):
-                        db.execute(f"DROP TABLE IF EXISTS {table}")
-                    db.execute("CREATE TABLE head (id INTEGER PRIMARY KEY, data TEXT)")
-                    # What every build reads (small), apart from the full records (read rarely).
-                    db.execute("CREATE TABLE entries (file TEXT PRIMARY KEY, meta BLOB)")
-                    db.execute("CREATE TABLE records (file TEXT PRIMARY KEY, data BLOB)")
-                    db.execute(f"PRAGMA user_version = {CACHE_FORMAT}")
-            return db
-        except sqlite3.DatabaseError:
+            db = connect(path)
+        except sqlite3.Error:
+            refused = "it is not a database"
+        else:
+            try:
+                refused = start_tables(db)
+            except sqlite3.Error as exc:
+                refused = f"it cannot be read ({exc})"
+            if refused is None:
+                return db, None
             db.close()
-            if attempt:
-                raise
-            path.unlink(missing_ok=True)  # not a database (or a damaged one): ours to replace
-    raise AssertionError("unreachable")
+    for stale in [path, *journals]:
+        with suppress(FileNotFoundError):
+            os.unlink(stale)
+    create_file(path)
+    db = connect(path)
+    start_tables(db)
+    return db, refused
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """Open the existing file at path as a database, its statements under a time limit."""
+    from urllib.parse import quote
+
+    db = sqlite3.connect(f"file:{quote(os.fsencode(path))}?mode=rw", uri=True, timeout=30)
+    time_limit(db, READ_SECONDS)
+    return db
+
+
+def start_tables(db: sqlite3.Connection) -> str | None:
+    """Make errpages' tables in an empty database, or empty them in one of another version;
+    why the database is not errpages' own, when it holds anything else (then nothing of it
+    is read and nothing written)."""
+    found = set(db.execute("SELECT type, name, sql FROM sqlite_master"))
+    if found and found != SCHEMA:
+        return "it holds tables, views or triggers that errpages does not make"
+    # A cache need not survive a power cut, only stay whole: no fsync on each save.
+    db.execute("PRAGMA journal_mode = WAL")
+    db.execute("PRAGMA synchronous = NORMAL")
+    if not found or db.execute("PRAGMA user_version").fetchone()[0] != CACHE_FORMAT:
+        with db:  # another errpages' rows: start again
+            for name, sql in TABLES:
+                db.execute(f"DELETE FROM {name}" if found else sql)
+            db.execute(f"PRAGMA user_version = {CACHE_FORMAT}")
+    return None
 
 
 def load_cache(path: Path | None, code: str, records_folder: str) -> BuildCache:
@@ -320,14 +384,21 @@ def load_cache(path: Path | None, code: str, records_folder: str) -> BuildCache:
 
     The head and every record's row are read; full records only when asked for.
     Record files are named as this build shows them: `records_folder` (what
-    `shown_records_folder` says) and their name under it.
+    `shown_records_folder` says) and their name under it. A cache folder that is a
+    symbolic link is not used (nor written: the cache's path is then None).
     """
-    if path is None or not path.is_file():
+    if path is not None and path.parent.is_symlink():
+        linked = f"{display_path(path.parent)} is a symbolic link"
+        return BuildCache(None, code, records_folder=records_folder, refused=linked)
+    if path is None or not os.path.lexists(path):
         return BuildCache(path, code, records_folder=records_folder)
     try:
-        db = open_database(path)
+        db, refused = open_database(path)
     except (OSError, sqlite3.Error):
         return BuildCache(path, code, records_folder=records_folder)
+    if refused:
+        said = f"{display_path(path)}: {refused}; it was replaced"
+        return BuildCache(path, code, records_folder=records_folder, refused=said, db=db)
     try:
         cache = read_head_and_rows(db, path, code, records_folder)
     except READ_ERRORS:
@@ -349,10 +420,13 @@ def read_head_and_rows(
     row = db.execute("SELECT data FROM head WHERE id = 1").fetchone()
     if version != CACHE_FORMAT or kept.get("code") != code or row is None or row[0] != token:
         return None
-    outputs, dump_layout, live_folders = plaindata.conform(json.loads(tables), HeadTables)
+    outputs, dump_layout, live_folders = plaindata.loads(tables, HeadTables)
     rows = {
         records_folder + name: decode_row(meta)
-        for name, meta in db.execute("SELECT file, meta FROM entries")
+        for name, meta in db.execute(
+            "SELECT file, CASE WHEN length(meta) > ? THEN NULL ELSE meta END FROM entries",
+            (ROW_LIMIT,),
+        )
     }
     # Saved by a build run from another working folder, the summaries name the record files
     # as it showed them: named as this build shows them, and all saved again.
@@ -391,7 +465,7 @@ def read_head(
     """The head file: its format, token, the cache's fields and those of what the build wrote
     (each checked against its type), the spare's record and its tables (JSON, read when
     needed); ValueError when it is not one."""
-    data = path.with_suffix(".headdata").read_bytes()
+    data = read_file(path.with_suffix(".headdata"), HEAD_LIMIT)
     head, _, tables = data.partition(b"\n")
     version, token, kept, kept_written, spare = plaindata.loads(
         head, tuple[int, str, dict[str, Any], dict[str, Any], SpareRecord | None]

@@ -19,6 +19,7 @@ from typing import Any
 
 from generator import __version__
 from generator.content.listing import ContentFiles, list_content, shown_records_folder
+from generator.memo.folder import read_file
 from generator.outputs.write import MARKER
 
 CACHE_FORMAT = 19
@@ -26,6 +27,7 @@ GENERATOR_DIR = Path(__file__).resolve().parent.parent
 
 
 DEFAULT_CACHE_DIR = Path(".errpages-cache")
+SUMMARY_LIMIT = 1 << 20  # the summary beside a cache is a few hundred bytes
 
 
 Progress = Callable[[int, int], None]
@@ -82,12 +84,13 @@ def up_to_date(
 
 
 def cache_summary(path: Path | None) -> dict[str, Any] | None:
-    """The small summary the last build saved beside the cache; None when there is none."""
-    if path is None:
+    """The small summary the last build saved beside the cache; None when there is none (or
+    the cache folder is a link, whose caches are not used)."""
+    if path is None or path.parent.is_symlink():
         return None
     try:
-        summary = json.loads(path.with_suffix(".head").read_bytes())
-    except (OSError, ValueError):
+        summary = json.loads(read_file(path.with_suffix(".head"), SUMMARY_LIMIT))
+    except (OSError, ValueError, RecursionError):
         return None
     return summary if isinstance(summary, dict) else None
 
@@ -103,7 +106,7 @@ def unchanged_since(
         summary.get("format") == CACHE_FORMAT
         and summary.get("code") == code
         and summary.get("inputs") == inputs
-        and tuple(summary.get("site", ())) == site
+        and summary.get("site") == list(site)
         and summary.get("warnings") == 0
     )
 
