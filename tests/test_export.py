@@ -189,3 +189,70 @@ def test_the_module_is_python_3_8(module: Path) -> None:
         )
     }
     assert imported <= {"json", "sys", "urllib"}  # the standard library only
+
+
+HOSTILE_EXCEPTIONS = """
+import sys
+sys.path.insert(0, sys.argv[1])
+import errpages_links as links
+TEMPLATE = ("PD decode DCP requires --disaggregation-transfer-backend mooncake, nixl, or fake "
+            "for synthetic benchmarking, got {}.")
+class BrokenStr(ValueError):
+    def __str__(self):
+        raise RuntimeError("no message for you")
+class NotAString(ValueError):
+    def __str__(self):
+        return 5
+class BrokenArgs(KeyError):
+    @property
+    def args(self):
+        raise RuntimeError("no args either")
+class BrokenNotes(ValueError):
+    __notes__ = 5
+CASES = {
+    "file name": ValueError(TEMPLATE.format("'caf\\udce9'")),
+    "lone surrogate": ValueError(TEMPLATE.format("'\\ud800x'")),
+    "__str__ raises": BrokenStr("x"),
+    "__str__ not a string": NotAString("x"),
+    "args raise": BrokenArgs("x"),
+    "notes not a list": BrokenNotes(TEMPLATE.format("'mori'")),
+}
+"""
+
+
+def test_the_hooks_never_raise(module: Path) -> None:
+    """A value Python cannot encode (a lone surrogate) and an exception whose message cannot be
+    had: url_for gives the page or None, add_note gives the exception back, the hook prints."""
+    code = HOSTILE_EXCEPTIONS + (
+        "import json\n"
+        "urls = {name: links.url_for(exc) for name, exc in CASES.items()}\n"
+        "noted = {name: links.add_note(exc) is exc for name, exc in CASES.items()}\n"
+        "print(json.dumps([urls, noted]))\n"
+    )
+    result = fresh_python(module, code)
+    assert result.returncode == 0, result.stderr
+    urls, noted = json.loads(result.stdout)
+    page = f"{BASE_URL}errors/b0e9a9c158a0b982/?backend="
+    assert urls == {
+        "file name": page + "caf%E9",  # the byte the file system named it with
+        "lone surrogate": page + "%3Fx",  # no bytes stand for it
+        "__str__ raises": None,
+        "__str__ not a string": None,
+        "args raise": None,
+        "notes not a list": page + "mori",
+    }
+    assert all(noted.values())
+
+
+@pytest.mark.parametrize("case", ["file name", "lone surrogate", "__str__ raises", "args raise"])
+def test_an_uncaught_error_the_hook_cannot_read_still_ends_cleanly(module: Path, case: str) -> None:
+    code = HOSTILE_EXCEPTIONS + f"links.install_excepthook()\nraise CASES[{case!r}]\n"
+    result = fresh_python(module, code)
+    assert result.returncode == 1
+    assert result.stderr.startswith("Traceback (most recent call last):")
+    assert "Error in sys.excepthook" not in result.stderr
+    assert "UnicodeEncodeError" not in result.stderr
+    if case in ("file name", "lone surrogate"):
+        assert result.stderr.splitlines()[-1].startswith(f"See {BASE_URL}errors/")
+    else:
+        assert "See " not in result.stderr

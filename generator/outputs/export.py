@@ -102,8 +102,31 @@ def _match(entry, lined, flat):
     return values
 
 
+def _query(values):
+    """The values as a query string. Text holding a lone surrogate (a file name that is not
+    UTF-8, an argument from sys.argv) goes as the bytes it was read from, percent-escaped;
+    one that no bytes stand for, with "?" in its place."""
+    pairs = []
+    for name, value in values.items():
+        try:
+            data = value.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:
+            data = value.encode("utf-8", "replace")
+        pairs.append((name, data))
+    return urlencode(pairs)
+
+
 def url_for(exc):
-    """The page of a raised exception, with the values found in its message, or None."""
+    """The page of a raised exception, with the values found in its message, or None. Never
+    raises: an exception whose message cannot be had (its __str__ raises, or gives no
+    string) has no page."""
+    try:
+        return _url_for(exc)
+    except Exception:
+        return None
+
+
+def _url_for(exc):
     message = str(exc)
     if isinstance(exc, KeyError) and len(exc.args) == 1 and isinstance(exc.args[0], str):
         message = exc.args[0]  # str() of a KeyError is its message quoted
@@ -118,7 +141,7 @@ def url_for(exc):
         for entry in candidates + others:
             values = _match(entry, lined, flat)
             if values is not None:
-                query = "?" + urlencode(values) if values else ""
+                query = "?" + _query(values) if values else ""
                 return BASE_URL + "errors/" + entry[0] + "/" + query
     return None
 
@@ -134,7 +157,10 @@ def install_excepthook():
         previous(kind, value, traceback)
         url = url_for(value) if value is not None else None
         if url:
-            sys.stderr.write("See " + url + "\n")
+            try:
+                sys.stderr.write("See " + url + "\n")
+            except Exception:  # no stderr, or one that cannot write the base URL
+                pass
 
     hook.errpages_links = True
     sys.excepthook = hook
@@ -142,12 +168,15 @@ def install_excepthook():
 
 def add_note(exc):
     """On Python 3.11 and later, add `See <its URL>` to the exception's notes (shown with its
-    traceback wherever it is printed or logged); the exception, for `raise add_note(…)`."""
-    if hasattr(exc, "add_note"):
+    traceback wherever it is printed or logged); the exception, for `raise add_note(…)`.
+    Never raises: notes that cannot be added are left as they are."""
+    try:
         url = url_for(exc)
         note = "See " + url if url else None
         if note and note not in getattr(exc, "__notes__", ()):
             exc.add_note(note)
+    except Exception:
+        pass
     return exc
 
 
