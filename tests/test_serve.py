@@ -180,3 +180,59 @@ def test_a_page_its_template_cannot_make_says_why(make_content, tmp_path: Path) 
     assert as_json is not None and b'"id": "0123456789abcdef"' in as_json[0]
     home = session.read("index.html")
     assert home is not None and home[1] == [] and b"bad widget" in home[0]
+
+
+def raw_head(host: str, port: int, target: str) -> bytes:
+    """The answer to HEAD: the headers, then whatever else comes within a second."""
+    with socket.create_connection((host, port), timeout=5) as conn:
+        conn.sendall(f"HEAD {target} HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode())
+        data = b""
+        while b"\r\n\r\n" not in data and (chunk := conn.recv(65536)):
+            data += chunk
+        conn.settimeout(1)
+        try:
+            while chunk := conn.recv(65536):
+                data += chunk
+        except TimeoutError:
+            pass
+    return data
+
+
+def test_every_response_is_for_this_origin_only_and_head_has_no_body() -> None:
+    """Each answer (page, missing page, refused path, other host, event stream, live script)
+    says it is for this origin's pages only and nothing but its type, and HEAD gets headers."""
+    import http.client
+
+    from generator.serve.dev import EVENTS_PATH, SCRIPT_PATH, LiveHandler, LiveState
+
+    server = make_server(read, "127.0.0.1", 0, quiet=True, handler=LiveHandler, state=LiveState())
+    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
+    host, port = str(server.server_address[0]), int(server.server_address[1])
+    try:
+        for target, host_header, status in [
+            ("/", "", 200),
+            ("/assets/app.js", "", 200),
+            ("/errors/x", "", 301),
+            ("/nope", "", 404),
+            ("/../secret", "", 400),
+            ("/", "rebound.example", 403),
+            (SCRIPT_PATH, "", 200),
+            (EVENTS_PATH, "", 200),
+        ]:
+            conn = http.client.HTTPConnection(host, port, timeout=5)
+            conn.putrequest("GET", target, skip_host=True)
+            conn.putheader("Host", host_header or f"{host}:{port}")
+            conn.endheaders()
+            response = conn.getresponse()
+            assert response.status == status, target
+            assert response.getheader("Cross-Origin-Resource-Policy") == "same-origin", target
+            assert response.getheader("X-Content-Type-Options") == "nosniff", target
+            conn.close()
+        for target in ("/", EVENTS_PATH):
+            data = raw_head(host, port, target)
+            head, _, body = data.partition(b"\r\n\r\n")
+            assert head.startswith(b"HTTP/1.0 200"), (target, head)
+            assert body == b"", (target, body[:80])
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -147,6 +147,8 @@ class LiveHandler(SiteHandler):
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Connection", "keep-alive")
         self.end_headers()
+        if self.command == "HEAD":
+            return
         version, errors = self.state.wait(-1, 0)
         try:
             self.send_event("errors" if errors else "ok", errors)

@@ -4,7 +4,10 @@ Paths are decoded once, then any `..`, backslash or NUL is refused, and what is
 left is looked up among the site's paths: a request can name nothing else.
 Requests are answered only when their `Host` names this server (an IP address,
 `localhost`, or the host it was started with): a page on another site whose
-name was made to resolve to 127.0.0.1 (DNS rebinding) cannot read it.
+name was made to resolve to 127.0.0.1 (DNS rebinding) cannot read it. Every
+response says it is for this origin's pages only (`Cross-Origin-Resource-Policy`)
+and is only what its type says (`nosniff`): a page elsewhere that loads the
+search index as a script, to read the drafts in it, gets nothing.
 """
 
 from __future__ import annotations
@@ -112,6 +115,11 @@ class SiteHandler(BaseHTTPRequestHandler):
 
     def do_HEAD(self) -> None:
         self.do_GET()
+
+    def end_headers(self) -> None:
+        self.send_header("Cross-Origin-Resource-Policy", "same-origin")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        super().end_headers()
 
     def send_body(self, status: HTTPStatus, path: str, found: Found) -> None:
         content, problems = found

@@ -103,3 +103,36 @@ def test_a_page_with_a_broken_link_says_so_over_it(
 
     record.write_text(original)
     expect(overlay).to_have_count(0, timeout=15000)
+
+
+def test_a_page_on_another_origin_cannot_read_the_served_search_index(
+    browser: Browser, live_server: tuple[str, Path]
+) -> None:
+    """A page elsewhere that loads serve's search index as a script (drafts and all, with
+    --drafts) gets nothing; the site's own pages still get it."""
+    import functools
+    import threading
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    url, _content = live_server
+    elsewhere = live_server[1].parent / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "index.html").write_text(
+        f'<!DOCTYPE html><title>elsewhere</title><script src="{url}assets/search-index.js">'
+        "</script>"
+    )
+    handler = functools.partial(SimpleHTTPRequestHandler, directory=str(elsewhere))
+    other = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=other.serve_forever, daemon=True).start()
+    try:
+        tab = browser.new_page()
+        tab.goto(f"http://127.0.0.1:{other.server_address[1]}/index.html")
+        tab.wait_for_load_state("load")
+        assert tab.evaluate("typeof window.ERRPAGES_SEARCH") == "undefined"
+        own = browser.new_page()
+        own.goto(url + "search/")
+        own.wait_for_load_state("load")
+        assert own.evaluate("typeof window.ERRPAGES_SEARCH") == "object"
+    finally:
+        other.shutdown()
+        other.server_close()
