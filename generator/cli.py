@@ -121,6 +121,15 @@ def cli() -> None:
     """errpages: build a static site with a page behind every error message."""
 
 
+def base_url_argument(_ctx: click.Context, _param: click.Parameter, value: Any) -> Any:
+    """--base-url, held to what base_url in site.yaml must be."""
+    from generator.content.config import URL_RE
+
+    if value and not URL_RE.fullmatch(value):
+        raise click.BadParameter(f"{value!r} is not an http(s) URL")
+    return value
+
+
 def parse_shard(_ctx: click.Context, _param: click.Parameter, value: str | None) -> tuple[int, int]:
     """`K/N` with 1 <= K <= N."""
     if value is None:
@@ -140,7 +149,11 @@ def parse_shard(_ctx: click.Context, _param: click.Parameter, value: str | None)
     show_default=True,
     help="The output folder; replaced whole by a successful build.",
 )
-@click.option("--base-url", help="The site's public URL (overrides base_url in site.yaml).")
+@click.option(
+    "--base-url",
+    help="The site's public URL (overrides base_url in site.yaml).",
+    callback=base_url_argument,
+)
 @STRICT_OPTION
 @DRAFTS_OPTION
 @click.option(
@@ -330,7 +343,7 @@ def new_command(
     from generator.content.schema import REPO_RE
 
     repo = ask(repo, "Repo")
-    if not REPO_RE.match(repo):
+    if not REPO_RE.fullmatch(repo):
         raise click.BadParameter(f"{repo!r} is not owner/name", param_hint="--repo")
     exception = ask(exception, "Exception")
     message = ask(message, "Message")
@@ -370,7 +383,11 @@ def new_command(
 @click.option("--text", help="The traceback or log text (default: read standard input).")
 @click.option("--json", "as_json", is_flag=True, help="Print the matches as JSON.")
 @click.option("--limit", default=5, show_default=True, type=click.IntRange(1, 100))
-@click.option("--base-url", help="Print absolute URLs under this base (default: base_url).")
+@click.option(
+    "--base-url",
+    help="Print absolute URLs under this base (default: base_url).",
+    callback=base_url_argument,
+)
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
@@ -497,7 +514,9 @@ REPO_DIR = click.option(
 @click.argument("language", type=click.Choice(["python"]))
 @click.argument("target", type=click.Path(dir_okay=False, path_type=Path))
 @CONTENT_OPTION
-@click.option("--base-url", help="The site's public address (default: base_url).")
+@click.option(
+    "--base-url", help="The site's public address (default: base_url).", callback=base_url_argument
+)
 def export_command(language: str, target: Path, content: Path, base_url: str | None) -> None:
     """Write a module that links raised errors to their pages, for a library to vendor."""
     from generator.build import no_base_url
@@ -589,7 +608,7 @@ def scan_command(
     from generator.git.repo import GitError
     from generator.git.scan import scan_repository
 
-    if not REPO_RE.match(repo):
+    if not REPO_RE.fullmatch(repo):
         raise click.BadParameter(f"{repo!r} is not owner/name", param_hint="--repo")
     try:
         progress = ProgressBar("Scanning", enabled=not as_json, unit="file")
@@ -677,16 +696,12 @@ def drift_command(
 @click.argument("folder", type=click.Path(file_okay=False, path_type=Path), default=Path("."))
 def init_command(folder: Path) -> None:
     """Start a site in FOLDER (default: here): content/ with settings and an example error."""
-    from generator.content.starter import init_site
+    from generator.content.starter import NotStarted, init_site
 
     try:
         started = init_site(folder)
-    except FileExistsError:
-        shown = display_path(folder / "content")
-        click.echo(f"{shown} already holds files; nothing was written.", err=True)
-        sys.exit(1)
-    except UnicodeError as exc:
-        click.echo(f"errpages init: {exc}", err=True)
+    except NotStarted as exc:
+        click.echo(f"{exc}; nothing was written.", err=True)
         sys.exit(1)
     except OSError as exc:
         fail_to_write("init", exc)
@@ -740,7 +755,7 @@ def error_id_argument(_ctx: click.Context, _param: click.Parameter, values: Any)
     from generator.content.schema import ID_RE
 
     for value in values:
-        if not ID_RE.match(value):
+        if not ID_RE.fullmatch(value):
             raise click.BadParameter(f"{value!r} is not an id (16 lowercase hex digits)")
     return values
 

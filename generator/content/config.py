@@ -10,7 +10,7 @@ from generator.site.model import SiteConfig
 from generator.content.schema import REPO_RE, FieldReader
 from generator.content.yamldoc import YamlDocument
 
-URL_RE = re.compile(r"^https?://[^\s<>\"']+$")
+URL_RE = re.compile(r"https?://[^\s<>\"']+")
 SOURCE_FIELDS = ("repo", "commit", "path", "line", "start", "end")
 # Source hosts by name: (link template, name shown in "View on …").
 SOURCE_HOSTS = {
@@ -33,7 +33,7 @@ def check_template(
 ) -> None:
     if template is None:
         return
-    if not URL_RE.match(template.replace("{", "").replace("}", "")):
+    if not URL_RE.fullmatch(template.replace("{", "").replace("}", "")):
         reader.fail(key_path, "expected an http(s) URL template")
     for name in re.findall(r"\{([^{}]*)\}", template):
         if name not in allowed:
@@ -73,7 +73,7 @@ def read_repos(reader: FieldReader, config_host: str) -> tuple[tuple[str, str, s
         return ()
     result = []
     for repo in repos:
-        if not REPO_RE.match(repo):
+        if not REPO_RE.fullmatch(repo):
             reader.fail(("repos", repo), f"{repo!r} is not owner/name", at_key=True)
             continue
         if reader.mapping(("repos", repo), True) is None:
@@ -87,7 +87,7 @@ def read_repos(reader: FieldReader, config_host: str) -> tuple[tuple[str, str, s
     return tuple(result)
 
 
-IDENTIFIER_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+IDENTIFIER_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def read_message_arguments(reader: FieldReader) -> tuple[tuple[str, int | str], ...]:
@@ -99,11 +99,11 @@ def read_message_arguments(reader: FieldReader) -> tuple[tuple[str, int | str], 
     found: list[tuple[str, int | str]] = []
     for name, argument in classes.items():
         key_path = ("message_arguments", name)
-        if not isinstance(name, str) or not IDENTIFIER_RE.match(name):
+        if not isinstance(name, str) or not IDENTIFIER_RE.fullmatch(name):
             reader.fail(key_path, f"{name!r} is not a class name", at_key=True)
         elif isinstance(argument, int) and not isinstance(argument, bool) and argument >= 0:
             found.append((name, argument))
-        elif isinstance(argument, str) and IDENTIFIER_RE.match(argument):
+        elif isinstance(argument, str) and IDENTIFIER_RE.fullmatch(argument):
             found.append((name, argument))
         else:
             reader.fail(

@@ -18,12 +18,27 @@ RECORD_SUFFIXES = (".yaml", ".yml")
 
 
 def display_path(path: str | Path) -> str:
-    """Name a file as the user would type it: relative to the working folder when inside it."""
+    """Name a file as the user would type it: relative to the working folder when inside it,
+    a byte of its name that is not UTF-8 written as `\\xff`."""
     text = os.path.abspath(path)
     cwd = os.getcwd()
-    if text.startswith(cwd + os.sep):
-        return text[len(cwd) + 1 :]
-    return str(path)
+    shown = text[len(cwd) + 1 :] if text.startswith(cwd + os.sep) else str(path)
+    return shown if shown.isprintable() else printable_name(shown)
+
+
+def printable_name(name: str) -> str:
+    """A file name as text that can be printed: bytes that are not UTF-8 (read by Python as
+    lone surrogates) as `\\xff`."""
+    return os.fsencode(name).decode("utf-8", "backslashreplace")
+
+
+def is_utf8_name(name: str) -> bool:
+    """Whether a name as Python read it from the file system was UTF-8 (no lone surrogates)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def shown_records_folder(content_root: str | Path) -> str:
@@ -101,6 +116,11 @@ def list_content(content_root: Path) -> ContentFiles:
             continue
         for entry in entries:
             name = prefix + entry.name
+            if not is_utf8_name(entry.name):
+                if name.startswith(READ_FOLDERS):  # elsewhere: never read, so not listed
+                    message = "the name is not UTF-8; rename it, or it is not read"
+                    problems.append((display_path(entry.path), message))
+                continue
             into = through
             if entry.is_symlink():
                 target = linked_within(entry.path, name, root, through, problems)
@@ -171,7 +191,7 @@ def refreshed(
 def files_digest(files: list[FoundFile]) -> str:
     """The files' paths, sizes, mtimes and inodes, hashed: any change to one changes it."""
     lines = [f"{path}\0{size}\0{mtime}\0{inode}" for path, _, (size, mtime, inode) in files]
-    return hashlib.sha256("\n".join(lines).encode()).hexdigest()
+    return hashlib.sha256(os.fsencode("\n".join(lines))).hexdigest()
 
 
 def linked_within(

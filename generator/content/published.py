@@ -47,7 +47,7 @@ def parse_manifest(path: Path, shown: str, text: str) -> tuple[Manifest, list[Di
         entry = line.split("#", 1)[0].strip()
         if not entry:
             continue
-        if not ID_RE.match(entry):
+        if not ID_RE.fullmatch(entry):
             diagnostics.append(
                 error(
                     Position(shown, number, 1),

@@ -7,13 +7,20 @@ schema.py are the authority; this describes the same rules for editors.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from generator.content.schema import COMMIT_RE, DATE_RE, ID_RE, KINDS, MAX_TAG_LENGTH, REPO_RE
 
 SCHEMA_ID = "https://errpages.dev/schema/record.schema.json"
 
-ID = {"type": "string", "pattern": ID_RE.pattern, "description": "16 lowercase hex digits"}
+
+def whole(pattern: re.Pattern[str]) -> str:
+    """A pattern errpages matches whole, as JSON Schema writes that (it searches otherwise)."""
+    return f"^{pattern.pattern}$"
+
+
+ID = {"type": "string", "pattern": whole(ID_RE), "description": "16 lowercase hex digits"}
 MARKDOWN = {"type": "string", "minLength": 1, "description": "Markdown (raw HTML is not allowed)"}
 TEXT = {"type": "string", "minLength": 1}
 
@@ -25,7 +32,7 @@ def record_schema() -> dict[str, Any]:
         "line": {"type": "integer", "minimum": 1, "description": "The line that raises."},
         "commit": {
             "type": "string",
-            "pattern": COMMIT_RE.pattern,
+            "pattern": whole(COMMIT_RE),
             "description": "The commit everything is pinned to (7 to 40 hex digits).",
         },
         "language": {**TEXT, "description": "Pygments language; defaults from the path."},
@@ -46,7 +53,7 @@ def record_schema() -> dict[str, Any]:
             },
             "repo": {
                 "type": "string",
-                "pattern": REPO_RE.pattern,
+                "pattern": whole(REPO_RE),
                 "description": "owner/name of the project that raises the error.",
             },
             "kind": {"enum": list(KINDS), "default": "error"},
@@ -129,7 +136,7 @@ def record_schema() -> dict[str, Any]:
                 "additionalProperties": False,
                 "properties": {
                     "by": {**TEXT, "description": "Who analysed it, e.g. AI-assisted."},
-                    "date": {"type": "string", "pattern": DATE_RE.pattern},
+                    "date": {"type": "string", "pattern": whole(DATE_RE)},
                 },
             },
         },

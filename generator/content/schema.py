@@ -22,11 +22,12 @@ from generator.site.model import Analysis, ExampleFix, Record, Retired, Snippet,
 from generator.render.pylex import PYTHON_LANGUAGES, statement_words
 from generator.content.yamldoc import KeyPath, YamlDocument, parse_yaml
 
-ID_RE = re.compile(r"^[0-9a-f]{16}$")
-COMMIT_RE = re.compile(r"^[0-9a-f]{7,40}$")
+ID_RE = re.compile(r"[0-9a-f]{16}")
+COMMIT_RE = re.compile(r"[0-9a-f]{7,40}")
 # owner/name; neither part may be "." or "..", since both become folders of the site.
-REPO_RE = re.compile(r"^(?!\.\.?/)[A-Za-z0-9_.-]+/(?!\.\.?$)[A-Za-z0-9_.-]+$")
-DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+# Patterns that validate are used whole (fullmatch): `$` would let a final line break by.
+REPO_RE = re.compile(r"(?!\.\.?/)[A-Za-z0-9_.-]+/(?!\.\.?$)[A-Za-z0-9_.-]+")
+DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
 KINDS = ("error", "warning")
 MAX_TAG_LENGTH = 40
 TO_WRITE = "TO BE WRITTEN"  # marks scaffolded prose that an author still has to write
@@ -64,7 +65,7 @@ def derive_id(repo: str, exception: str, message: str) -> str:
     return digest[:16]
 
 
-UNSAFE_PATH_RE = re.compile(r"(?:^|/)\.\.?(?:/|$)|^/|//|\\|[\x00-\x1f\x7f]")
+UNSAFE_PATH_RE = re.compile(r"(?:^|/)\.\.?(?:/|\Z)|^/|//|\\|[\x00-\x1f\x7f]")
 
 
 def is_repo_path(path: str) -> bool:
@@ -212,7 +213,7 @@ class FieldReader:
                 return value
             self.fail(key_path, f"must not be empty (expected {expected})")
             return None
-        if pattern is not None and not pattern.match(value):
+        if pattern is not None and not pattern.fullmatch(value):
             self.fail(key_path, f"{value!r} is not valid (expected {expected})")
             return None
         return value
@@ -333,7 +334,7 @@ def parse_snippet_file(
         "commit": reader.string(("commit",), True, COMMIT_RE, "7 to 40 lowercase hex digits"),
         "start_line": reader.integer(("start_line",), True),
         "sha256": reader.string(
-            ("sha256",), False, re.compile(r"^[0-9a-f]{64}$"), "64 lowercase hex digits"
+            ("sha256",), False, re.compile(r"[0-9a-f]{64}"), "64 lowercase hex digits"
         ),
     }
     if header["sha256"] and header["sha256"] != snippet_hash(code):

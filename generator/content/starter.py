@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from generator.content.files import atomic_write_text
+from generator.content.listing import display_path
 from generator.git.pinning import Pin
 from generator.content.record_schema import record_schema
 from generator.content.schema import derive_id
@@ -96,16 +98,23 @@ class Started:
     kept: list[Path]
 
 
+class NotStarted(Exception):
+    """What stops `init` before it writes anything."""
+
+
 def init_site(folder: Path) -> Started:
-    """Write a new site's content/ into folder; refuse a content/ that holds anything."""
+    """Write a new site's content/ into folder; NotStarted, before anything is written, when a
+    file it would write is not free to write (see `free_to_start`)."""
     content = folder / "content"
-    if content.exists() and (not content.is_dir() or any(content.iterdir())):
-        raise FileExistsError(str(content))
+    schema = folder / SCHEMA_FILE
+    ignore = folder / ".gitignore"
+    before = free_to_start(content, schema, ignore)
     record = content / "errors" / EXAMPLE_REPO / "unknown-storage-backend.yaml"
     snippet = content / "snippets" / EXAMPLE_PIN.file_name()
-    schema = folder / SCHEMA_FILE
     record_id = derive_id(EXAMPLE_REPO, EXAMPLE_EXCEPTION, EXAMPLE_MESSAGE)
-    title = json.dumps(f"{folder.resolve().name or 'Project'} error reference")
+    # A folder named in bytes that are not UTF-8 still gives a title the loader reads.
+    name = os.fsencode(folder.resolve().name).decode("utf-8", "replace")
+    title = json.dumps(f"{name or 'Project'} error reference")
     written = [content / "site.yaml", record, snippet]
     atomic_write_text(written[0], SITE_YAML.format(title=title))
     atomic_write_text(
@@ -127,8 +136,6 @@ def init_site(folder: Path) -> Started:
     else:
         atomic_write_text(schema, json.dumps(record_schema(), indent=2, ensure_ascii=False) + "\n")
         written.append(schema)
-    ignore = folder / ".gitignore"
-    before = ignore.read_text(encoding="utf-8") if ignore.is_file() else ""
     missing = [line for line in GITIGNORE_LINES if line not in before.splitlines()]
     if missing:
         if before and not before.endswith("\n"):
@@ -139,3 +146,24 @@ def init_site(folder: Path) -> Started:
     else:
         kept.append(ignore)
     return Started(written, kept)
+
+
+def free_to_start(content: Path, schema: Path, ignore: Path) -> str:
+    """The .gitignore's text (empty when there is none), once every file init writes is free
+    to write: content/ new or empty, no link on the way to any of them, the schema and the
+    .gitignore files where they are, the .gitignore UTF-8. NotStarted says what is not."""
+    for path in (content, schema.parent, schema, ignore):
+        if path.is_symlink():
+            shown = display_path(path)
+            raise NotStarted(f"{shown} is a symbolic link; errpages init writes through no link")
+    if content.exists() and (not content.is_dir() or any(content.iterdir())):
+        raise NotStarted(f"{display_path(content)} already holds files")
+    for path, kind in ((schema.parent, "folder"), (schema, "file"), (ignore, "file")):
+        if path.exists() and not (path.is_dir() if kind == "folder" else path.is_file()):
+            raise NotStarted(f"{display_path(path)} is there and is not a {kind}")
+    try:
+        return ignore.read_text(encoding="utf-8") if ignore.exists() else ""
+    except UnicodeDecodeError:
+        raise NotStarted(f"{display_path(ignore)} is not UTF-8 text") from None
+    except OSError as exc:
+        raise NotStarted(f"cannot read {display_path(ignore)}: {exc.strerror}") from None

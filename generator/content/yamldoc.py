@@ -209,7 +209,10 @@ def syntax_error(exc: yaml.MarkedYAMLError, path: str) -> Diagnostic:
 
 def unreadable_character(exc: yaml.reader.ReaderError, text: str, path: str) -> Diagnostic:
     """A character YAML does not allow in a file (ESC, NUL, …), where it is."""
-    at = min(max(exc.position, 0), len(text))
+    at = exc.position
+    if yaml.__with_libyaml__:  # libyaml reads UTF-8 and counts bytes: made characters
+        at = len(text.encode()[: max(at, 0)].decode("utf-8", "ignore"))
+    at = min(max(at, 0), len(text))
     line = text.count("\n", 0, at) + 1
     col = at - (text.rfind("\n", 0, at) + 1) + 1
     code = exc.character if isinstance(exc.character, int) else ord(str(exc.character)[:1] or "?")

@@ -136,8 +136,8 @@ def code_version() -> str:
 
 
 def cache_file(cache_dir: Path, out_dir: Path | None, options: str) -> Path:
-    key = hashlib.sha256(f"{out_dir.resolve() if out_dir else '-'}\n{options}".encode()).hexdigest()
-    return cache_dir / f"build-{key[:20]}.sqlite"
+    key = hashlib.sha256(os.fsencode(f"{out_dir.resolve() if out_dir else '-'}\n{options}"))
+    return cache_dir / f"build-{key.hexdigest()[:20]}.sqlite"
 
 
 def folder_identity(path: Path) -> tuple[int, int, int] | None:
@@ -178,4 +178,4 @@ def tree_fingerprint(folders: list[Path], extra: str, listed: str = "") -> str:
                 except OSError:
                     continue
                 lines.append(f"{entry.path}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ino}")
-    return hashlib.sha256("\n".join(lines).encode()).hexdigest()
+    return hashlib.sha256(os.fsencode("\n".join(lines))).hexdigest()

@@ -53,8 +53,8 @@ def permanent_path(site_path: str) -> str:
     return site_path
 
 
-SAFE_PATH_RE = re.compile(r"^[A-Za-z0-9/#._~-]*$")
-PLAIN_PATH_RE = re.compile(r"^[A-Za-z0-9/._~-]*$")  # what quote(path, safe="/") leaves as it is
+SAFE_PATH_RE = re.compile(r"[A-Za-z0-9/#._~-]*")
+PLAIN_PATH_RE = re.compile(r"[A-Za-z0-9/._~-]*")  # what quote(path, safe="/") leaves as it is
 
 
 def relative(target: str, from_page: str) -> str:
@@ -66,7 +66,7 @@ def relative(target: str, from_page: str) -> str:
         common += 1
     link = "/".join([".."] * (len(start) - common) + parts[common:]) or "."
     # Site paths are mostly plain ASCII already; quoting them is a slow no-op.
-    return link if SAFE_PATH_RE.match(link) else quote(link, safe="/#.-_~")
+    return link if SAFE_PATH_RE.fullmatch(link) else quote(link, safe="/#.-_~")
 
 
 def canonical_url(config: SiteConfig, site_path: str) -> str:
@@ -74,7 +74,7 @@ def canonical_url(config: SiteConfig, site_path: str) -> str:
     if not config.base_url:
         return ""
     path = permanent_path(site_path)
-    return config.base_url + (path if PLAIN_PATH_RE.match(path) else quote(path, safe="/"))
+    return config.base_url + (path if PLAIN_PATH_RE.fullmatch(path) else quote(path, safe="/"))
 
 
 def fill_template(template: str, values: dict[str, str]) -> str:
