@@ -58,6 +58,7 @@ from generator.memo.fingerprint import (
     code_version,
     folder_identity,
     inputs_fingerprint,
+    live_site,
     tree_fingerprint,
     unchanged_since,
 )
@@ -95,6 +96,7 @@ from generator.outputs.write import (
     Staging,
     check_collisions,
     check_output_folder,
+    foreign_files,
     output_lock,
 )
 from generator.parallel import (
@@ -131,6 +133,7 @@ class BuildReport:
     files_total: int = 0
     cache_problem: str | None = None  # why the cache could not be saved, if it could not
     cache_refused: str | None = None  # why the cache found was not used: not errpages' own
+    dropped: list[str] = field(default_factory=list)  # replaced files not known to be ours
 
     def failed(self, strict: bool = False) -> bool:
         return has_errors(self.diagnostics, strict)
@@ -211,8 +214,8 @@ def build_into(
             listing = listing or list_content(content_root)
         themes = theme_folders(content_root)
         inputs = inputs_fingerprint(content_root, options, listing.digest, themes)
-        site_identity = folder_identity(out_dir)
-        if unchanged_since(cache_summary(cache_path), code, inputs, site_identity):
+        live = live_site(out_dir)
+        if unchanged_since(cache_summary(cache_path), code, inputs, live):
             report.unchanged = True  # decided without loading the cache itself
             return report
         folder = shown_records_folder(content_root)
@@ -223,7 +226,7 @@ def build_into(
             closing(load_cache(cache_path, code, folder)) as cache,
         ):
             report.cache_refused = cache.refused
-            if cache.saw(inputs, site_identity):
+            if cache.saw(inputs, live):
                 report.unchanged = True
                 report.diagnostics = list(cache.warnings)  # said again, not to be forgotten
                 return report
@@ -269,6 +272,10 @@ def write_site(
     # What the last build wrote counts only for the very folder it wrote.
     same_folder = before.site_identity == folder_identity(out_dir)
     previous = before.outputs if same_folder else {}
+    foreign = foreign_files(out_dir, previous, before.live_folders) if previous else []
+    if foreign:
+        report.diagnostics.append(not_ours(out_dir, foreign))
+        return None
     digests = Digests()
     memo = Memo(before.pages, previous_page(out_dir, previous), digests)
     with timed(report, "plan"):
@@ -306,6 +313,7 @@ def write_site(
         with timed(report, "write"):
             keep_spare = options.cache_dir is not None
             spare, live_folders = staging.commit(outputs, keep_spare)
+            report.dropped = staging.dropped
     except BaseException:
         staging.discard()
         raise
@@ -912,3 +920,16 @@ def template_diagnostic(exc: TemplateError, theme_dir: Path) -> Diagnostic:
     else:
         where = Position(display_path(theme_dir / "templates"))
     return error(where, "template", f"{type(exc).__name__}: {exc.message or exc}")
+
+
+def not_ours(out_dir: Path, files: list[str]) -> Diagnostic:
+    """The output holds files its last build did not write: the build would drop them."""
+    shown = display_path(out_dir)
+    named = ", ".join(files[:5]) + (f" and {len(files) - 5} more" if len(files) > 5 else "")
+    return error(
+        Position(shown),
+        "--out",
+        f"holds files errpages did not write there, or changed since: {named}",
+        f"a build replaces {shown} whole: move them out of it (or delete {shown} to have it "
+        "written anew), or build into another folder with --out",
+    )

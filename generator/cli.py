@@ -225,6 +225,14 @@ def build_command(
             f"note: the build cache was not used ({report.cache_refused}); built from scratch",
             err=True,
         )
+    if report.dropped:
+        named = ", ".join(report.dropped[:5])
+        more = f" and {len(report.dropped) - 5} more" if len(report.dropped) > 5 else ""
+        click.echo(
+            f"note: {display_path(out)} held files the new site does not have, which the build "
+            f"removed (it had no record of what the last build wrote): {printable(named)}{more}",
+            err=True,
+        )
     if report.cache_problem:
         click.echo(
             f"note: the build cache could not be saved ({report.cache_problem}); "
@@ -686,7 +694,10 @@ def drift_command(
                 unused = plural(len(report.removed_snippets), "snippet file")
                 click.echo(f"Deleted {unused} that no record uses any more.")
     if save:
-        saved = save_drift(content, report)
+        try:
+            saved = save_drift(content, report)
+        except OSError as exc:
+            fail_to_write("drift --save", exc)
         click.echo(f"Saved the statuses to {display_path(saved)}.", err=True)
     drifted = [row for row in report.rows if row.status != "same"]
     sys.exit(1 if strict and drifted else 0)
@@ -727,21 +738,22 @@ def ids_group() -> None:
 @CONTENT_OPTION
 def ids_record_command(content: Path) -> None:
     """Add the ids the content publishes (no drafts) to the registry; run it after a deploy."""
-    from generator.content.files import atomic_write_text
+    from generator.content.files import atomic_write_text, editing
     from generator.content.loader import load_manifest
     from generator.content.published import MANIFEST, Manifest, with_recorded
 
     site = site_or_exit(content, None, "Nothing recorded")
     path = content / MANIFEST
-    manifest = load_manifest(path)[0] or Manifest(path, {})
     published = {r.id for r in site.records} | {a for r in site.records for a in r.aliases}
-    text, new = with_recorded(manifest, published)
+    try:
+        with editing(content):
+            manifest = load_manifest(path)[0] or Manifest(path, {})
+            text, new = with_recorded(manifest, published)
+            if text != manifest.text and (new or manifest.text):  # new ids, or the old header
+                atomic_write_text(path, text)
+    except OSError as exc:
+        fail_to_write("ids record", exc)
     total = plural(len(manifest.ids.keys() | published), "id")
-    if text != manifest.text and (new or manifest.text):  # new ids, or the old header replaced
-        try:
-            atomic_write_text(path, text)
-        except OSError as exc:
-            fail_to_write("ids record", exc)
     if not new:
         click.echo(f"Every published id is recorded already in {display_path(path)} ({total}).")
         return
@@ -765,26 +777,27 @@ def error_id_argument(_ctx: click.Context, _param: click.Parameter, values: Any)
 @CONTENT_OPTION
 def ids_forget_command(error_ids: tuple[str, ...], content: Path) -> None:
     """Take back ids recorded by mistake that never went live (never a deployed one)."""
-    from generator.content.files import atomic_write_text
+    from generator.content.files import atomic_write_text, editing
     from generator.content.loader import load_manifest
     from generator.content.published import MANIFEST, without
 
     path = content / MANIFEST
-    manifest, problems = load_manifest(path)
-    if problems or manifest is None:
-        for problem in problems:
-            click.echo(problem.format(), err=True)
-        if manifest is None and not problems:
-            click.echo(f"There is no {display_path(path)}: no id is recorded.", err=True)
-        sys.exit(1)
-    unknown = [error_id for error_id in error_ids if error_id not in manifest.ids]
-    if unknown:
-        click.echo(
-            f"Not in {display_path(path)}: {', '.join(unknown)}; nothing was changed.", err=True
-        )
+    if not path.exists():
+        click.echo(f"There is no {display_path(path)}: no id is recorded.", err=True)
         sys.exit(1)
     try:
-        atomic_write_text(path, without(manifest, error_ids))
+        with editing(content):
+            manifest, problems = load_manifest(path)
+            if problems or manifest is None:
+                for problem in problems:
+                    click.echo(problem.format(), err=True)
+                sys.exit(1)
+            unknown = [error_id for error_id in error_ids if error_id not in manifest.ids]
+            if unknown:
+                shown = f"Not in {display_path(path)}: {', '.join(unknown)}"
+                click.echo(f"{shown}; nothing was changed.", err=True)
+                sys.exit(1)
+            atomic_write_text(path, without(manifest, error_ids))
     except OSError as exc:
         fail_to_write("ids forget", exc)
     click.echo(f"Took back {', '.join(dict.fromkeys(error_ids))} from {display_path(path)}.")

@@ -77,8 +77,9 @@ class Diagnostic:
         return "\n".join(lines)
 
 
-# Control characters (C0 but tab, DEL, C1) and the Unicode line separators.
-CONTROL_RE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u0085]")
+# Control characters (C0 but tab, DEL, C1), the Unicode line separators, and lone surrogates
+# (a file name's bytes that are not UTF-8), which no terminal could be sent.
+CONTROL_RE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u0085\ud800-\udfff]")
 
 
 def printable(text: str) -> str:

@@ -177,28 +177,52 @@ def test_a_spare_that_cannot_be_made_leaves_the_build_whole(
     assert snapshot(out) == clean(content, tmp_path)
 
 
-@pytest.mark.parametrize("change", ["file", "deep file", "folder", "deleted", "replaced"])
-def test_the_output_changed_by_hand_is_put_right_within_two_builds(
+def test_a_file_deleted_from_the_output_is_put_right_within_two_builds(
+    project: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    """A site with a page deleted by hand becomes the spare; the build that stages into it finds
+    the change (by its folders' mtimes, without listing every folder) and undoes it."""
+    content, out, cache = project
+    incremental(content, out, cache)
+    sorted(out.glob("errors/*/index.html"))[0].unlink()
+    for word in ("late", "later", "latest"):
+        edit_record(content, 2, "is checked", f"is checked {word}")
+        incremental(content, out, cache)
+        assert snapshot(out) == clean(content, tmp_path)
+
+
+@pytest.mark.parametrize("change", ["file", "deep file", "folder", "replaced", "top"])
+def test_what_was_put_into_the_output_is_never_dropped_unsaid(
     project: tuple[Path, Path, Path], tmp_path: Path, change: str
 ) -> None:
-    """A site changed by hand becomes the spare; the build that stages into it finds the change
-    (by its folders' mtimes, without listing every folder) and undoes it."""
+    """A file or folder put into the output by hand, or one of its files replaced: the build
+    refuses, names it and leaves the site as it is; once it is moved out, builds go on."""
     content, out, cache = project
     incremental(content, out, cache)
     page = sorted(out.glob("errors/*/index.html"))[0]
-    if change == "file":
-        (out / "errors" / "stale.html").write_text("by hand")
-    elif change == "deep file":
-        (page.parent / "notes.txt").write_text("by hand")
-    elif change == "folder":
-        (out / "errors" / "extra" / "inner").mkdir(parents=True)
-        (out / "errors" / "extra" / "inner" / "index.html").write_text("by hand")
-    elif change == "deleted":
-        page.unlink()
-    else:  # another file in its place (a new inode, so the spare's hard link is not changed)
-        page.unlink()
-        page.write_text("by hand")
-    for word in ("late", "later", "latest"):
+    named = {
+        "file": out / "errors" / "stale.html",
+        "deep file": page.parent / "notes.txt",
+        "folder": out / "errors" / "extra",
+        "replaced": page,
+        "top": out / "CNAME",
+    }[change]
+    if change == "folder":
+        (named / "inner").mkdir(parents=True)
+        (named / "inner" / "index.html").write_text("by hand")
+    else:  # another file in a page's place: a new inode, so the spare's hard link is kept
+        named.unlink(missing_ok=True)
+        named.write_text("by hand")
+    before = snapshot(out)
+    edit_record(content, 2, "is checked", "is checked late")
+    report = build(content, out, cache_dir=cache)
+    assert not report.written
+    shown = str(named.relative_to(out)) + ("/" if change == "folder" else "")
+    [problem] = [d.format() for d in report.diagnostics]
+    assert f"--out: holds files errpages did not write there, or changed since: {shown}" in problem
+    assert snapshot(out) == before
+    shutil.rmtree(named) if named.is_dir() else named.unlink()
+    for word in ("later", "latest"):
         edit_record(content, 2, "is checked", f"is checked {word}")
         incremental(content, out, cache)
         assert snapshot(out) == clean(content, tmp_path), change
@@ -280,8 +304,8 @@ def test_a_dump_changed_by_hand_is_not_copied_from(
     incremental(content, out, cache)
     dump = out / "api" / "errors.ndjson"
     text = dump.read_text()
-    dump.unlink()  # a new file, not an edit through the spare's hard link
-    dump.write_text(text.replace("acme", "ACME", 1))  # same size, other bytes
+    with open(dump, "r+") as stream:  # edited in place: its folder's mtime does not move
+        stream.write(text.replace("acme", "ACME", 1))  # same size, other bytes
     edit_record(content, 6, "is checked while", "is checked soon while")
     incremental(content, out, cache)
     assert snapshot(out) == clean(content, tmp_path)

@@ -124,6 +124,16 @@ def test_a_full_disk_is_one_line_and_damages_nothing(
     assert ids.returncode == 1 and "no file was damaged" in ids.stderr
     assert not (full / "published-ids.txt").exists()
 
+    project = GitRepo(tmp_path / "project")  # on the usual disk: only drift.json is written
+    project.write("widgets/core.py", 'def check(widget):\n    raise ValueError("bad widget")\n')
+    project.commit("widgets")
+    drift = errpages("drift", "--content", str(full), "--repo-dir", str(project.path), "--save")
+    assert drift.returncode == 1
+    assert "errpages drift --save: cannot write" in drift.stderr
+    assert "No space left on device; no file was damaged" in drift.stderr
+    assert "Traceback" not in drift.stderr
+    assert not (full / "drift.json").exists()
+
     (content / "errors" / "a.yaml").write_text(valid_record(message="worse widget"))
     build = errpages("build", "--content", str(content), "--out", str(out), "--no-cache")
     assert build.returncode == 1

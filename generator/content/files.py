@@ -9,8 +9,14 @@ record do not import a YAML round-tripper.
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+
+if sys.platform != "win32":
+    import fcntl
 
 
 class FileChanged(OSError):
@@ -57,3 +63,16 @@ def atomic_write_text(path: Path, text: str, expected: str | None = None) -> Non
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
+
+
+@contextmanager
+def editing(folder: Path) -> Iterator[None]:
+    """Hold the folder against other errpages commands editing it (an `flock` on the folder
+    itself), from reading a file to writing it: two edits at once would each write over the
+    other's."""
+    handle = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(handle)

@@ -50,8 +50,11 @@ class LoadedContent:
     pending: tuple[tuple[Path, str], ...] = ()  # record files to read: (path, display path)
 
 
-def read_text(path: Path, limit: int) -> tuple[str | None, list[Diagnostic]]:
-    """Read a UTF-8 file (BOM allowed, CRLF normalised), refusing oversized or undecodable ones."""
+def read_text(
+    path: Path, limit: int, exact: bool = False
+) -> tuple[str | None, list[Diagnostic]]:
+    """Read a UTF-8 file (BOM allowed, CRLF normalised), refusing oversized or undecodable ones;
+    `exact`: its text as it is, BOM and line breaks kept (for a file that is edited)."""
     shown = display_path(path)
     try:
         size = path.stat().st_size
@@ -63,14 +66,14 @@ def read_text(path: Path, limit: int) -> tuple[str | None, list[Diagnostic]]:
     except OSError as exc:
         return None, [error(Position(shown), "", f"cannot read file: {exc.strerror}")]
     try:
-        text = data.decode("utf-8-sig")
+        text = data.decode("utf-8" if exact else "utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
         return None, [
             error(Position(shown, line, col), "", "file is not valid UTF-8", "save it as UTF-8")
         ]
-    return text.replace("\r\n", "\n").replace("\r", "\n"), []
+    return text if exact else text.replace("\r\n", "\n").replace("\r", "\n"), []
 
 
 class SourceLines:
@@ -238,7 +241,7 @@ def load_manifest(path: Path) -> tuple[Manifest | None, list[Diagnostic]]:
     if not path.is_file():
         found = "a folder" if path.is_dir() else "a special file"
         return None, [error(Position(shown), "", f"expected a text file of ids, found {found}")]
-    text, problems = read_text(path, MAX_RECORD_BYTES)
+    text, problems = read_text(path, MAX_RECORD_BYTES, exact=True)
     if text is None:
         return None, problems
     return parse_manifest(path, shown, text)

@@ -5,11 +5,14 @@ build only reads it: an id listed there that has no page any more (no record
 has it, none lists it in `aliases`) fails the build. Ids are added by
 `errpages ids record`, run once a site has been deployed, so the registry holds
 only what really went live; `errpages ids forget` takes back an id recorded by
-mistake that never was. Neither ever touches a line it was not asked about.
+mistake that never was. Neither ever touches a line it was not asked about: the
+file is kept byte for byte (a BOM, CRLF line ends), and only CR, LF and CRLF
+end a line (a form feed or U+0085 in a comment does not).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,27 +39,41 @@ OLD_HEADER = (
 class Manifest:
     path: Path
     ids: dict[str, int]  # id -> line number
-    text: str = ""  # as read, so that adding or taking back ids keeps every other line
+    text: str = ""  # exactly as read, so that adding or taking back ids keeps every other line
+
+
+LINE_RE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+LINE_END_RE = re.compile(r"\r\n|\r|\n")
+
+
+def lines(text: str) -> list[str]:
+    """The text's lines, each with its own line end (the last may have none)."""
+    return LINE_RE.findall(text)
+
+
+def entry(line: str) -> str:
+    """What a line lists: its text before any `#`, without spaces, line end or BOM."""
+    return line.lstrip("\ufeff").split("#", 1)[0].strip()
 
 
 def parse_manifest(path: Path, shown: str, text: str) -> tuple[Manifest, list[Diagnostic]]:
     """Read the registry's text; a line that is not an id (or a comment) is an error."""
     ids: dict[str, int] = {}
     diagnostics = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        entry = line.split("#", 1)[0].strip()
-        if not entry:
+    for number, line in enumerate(lines(text), start=1):
+        listed = entry(line)
+        if not listed:
             continue
-        if not ID_RE.fullmatch(entry):
+        if not ID_RE.fullmatch(listed):
             diagnostics.append(
                 error(
                     Position(shown, number, 1),
                     "",
-                    f"{entry!r} is not an id (16 lowercase hex digits)",
+                    f"{listed!r} is not an id (16 lowercase hex digits)",
                 )
             )
             continue
-        ids.setdefault(entry, number)
+        ids.setdefault(listed, number)
     return Manifest(path, ids, text), diagnostics
 
 
@@ -83,22 +100,24 @@ def check_published(
 
 
 def with_recorded(manifest: Manifest, published: Iterable[str]) -> tuple[str, list[str]]:
-    """The registry's text with the ids not yet listed added at its end, and those ids."""
+    """The registry's text with the ids not yet listed added at its end (ending as its lines
+    end), and those ids; the first versions' header is replaced."""
     new = sorted(set(published) - manifest.ids.keys())
     text = manifest.text or HEADER
-    if text.startswith(OLD_HEADER):
-        text = HEADER + text[len(OLD_HEADER) :]
-    if text and not text.endswith("\n"):
-        text += "\n"
-    return text + "".join(f"{error_id}\n" for error_id in new), new
+    first_end = LINE_END_RE.search(text)
+    end = first_end.group() if first_end else "\n"
+    found = lines(text)
+    old = len(lines(OLD_HEADER))
+    if "".join(found[:old]).lstrip("\ufeff").replace(end, "\n") == OLD_HEADER:
+        bom = "\ufeff" if text.startswith("\ufeff") else ""
+        found = [bom + HEADER.replace("\n", end), *found[old:]]
+    if not found[-1].endswith(("\n", "\r")):
+        found[-1] += end
+    return "".join(found) + "".join(error_id + end for error_id in new), new
 
 
 def without(manifest: Manifest, forgotten: Iterable[str]) -> str:
-    """The registry's text without the lines that list these ids (comments and all else kept)."""
+    """The registry's text without the lines that list these ids (every other line kept as it
+    is, byte for byte)."""
     gone = set(forgotten)
-    kept = [
-        line
-        for line in manifest.text.splitlines(keepends=True)
-        if line.split("#", 1)[0].strip() not in gone
-    ]
-    return "".join(kept)
+    return "".join(line for line in lines(manifest.text) if entry(line) not in gone)

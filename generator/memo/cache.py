@@ -43,7 +43,7 @@ from generator.content.listing import StatKey, display_path
 from generator.content.loader import SnippetFiles
 from generator.diagnostics import Diagnostic
 from generator.memo import plaindata
-from generator.memo.fingerprint import CACHE_FORMAT
+from generator.memo.fingerprint import CACHE_FORMAT, LiveSite
 from generator.memo.folder import create_file, own_file_problem, read_file, replace_file
 from generator.memo.memo import Made
 from generator.outputs.hosting import DumpStat, Layout
@@ -73,6 +73,11 @@ class Written:
     spare: Spare | None = None  # the previous site kept beside the output, and what it holds
     live_folders: FolderTimes = field(default_factory=dict)  # the output's folders' mtimes
     site_identity: tuple[int, int, int] | None = None  # (device, inode) of the output
+
+    def live_site(self) -> LiveSite | None:
+        """The output folder as this build left it (see `fingerprint.live_site`)."""
+        top = self.live_folders.get("")
+        return None if self.site_identity is None or top is None else (*self.site_identity, top[0])
 
 
 Row = tuple[RecordEntry, UnitEntry | None]  # a record file's row, without the full record
@@ -110,9 +115,10 @@ class BuildCache:
             return None
         return entry.summary
 
-    def saw(self, inputs: str, site_identity: tuple[int, int, int] | None) -> bool:
-        """Whether the last build was of these very inputs, into this very output folder."""
-        return (self.inputs, self.written.site_identity) == (inputs, site_identity)
+    def saw(self, inputs: str, site: LiveSite | None) -> bool:
+        """Whether the last build was of these very inputs, and left the output folder as it
+        is now (`live_site`)."""
+        return (self.inputs, self.written.live_site()) == (inputs, site)
 
     def written_with(self, shared_key: str) -> Written:
         """What the last build wrote; without its records' units and site-wide pages unless
@@ -225,7 +231,7 @@ class BuildCache:
                 "format": CACHE_FORMAT,
                 "code": self.code,
                 "inputs": self.inputs,
-                "site": list(written.site_identity or ()),
+                "site": list(written.live_site() or ()),
                 "warnings": len(self.warnings),
                 "themes": list(self.themes),
             }

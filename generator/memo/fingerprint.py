@@ -80,7 +80,7 @@ def up_to_date(
     if not isinstance(themes, list) or not all(isinstance(theme, str) for theme in themes):
         return False, listing
     inputs = inputs_fingerprint(content_root, options, listing.digest, list(map(Path, themes)))
-    return unchanged_since(summary, code_version(), inputs, folder_identity(out_dir)), listing
+    return unchanged_since(summary, code_version(), inputs, live_site(out_dir)), listing
 
 
 def cache_summary(path: Path | None) -> dict[str, Any] | None:
@@ -96,10 +96,10 @@ def cache_summary(path: Path | None) -> dict[str, Any] | None:
 
 
 def unchanged_since(
-    summary: dict[str, Any] | None, code: str, inputs: str, site: tuple[int, int, int] | None
+    summary: dict[str, Any] | None, code: str, inputs: str, site: LiveSite | None
 ) -> bool:
-    """True when the last build (by its summary) saw these very inputs, wrote this very output
-    folder and warned of nothing."""
+    """True when the last build (by its summary) saw these very inputs, left this very output
+    folder as it is now (`live_site`) and warned of nothing."""
     if summary is None or site is None:
         return False
     return bool(
@@ -152,6 +152,20 @@ def folder_identity(path: Path) -> tuple[int, int, int] | None:
     except OSError:
         return None
     return st.st_dev, st.st_ino, marker.st_ino
+
+
+LiveSite = tuple[int, int, int, int]  # folder_identity, and the folder's mtime
+
+
+def live_site(path: Path) -> LiveSite | None:
+    """The output folder as a build with nothing to do must find it: the very folder the last
+    build left (`folder_identity`), with nothing put into it or taken from its top since
+    (its mtime: a tool that cleans the folder and writes its own pages there changes it)."""
+    identity = folder_identity(path)
+    try:
+        return None if identity is None else (*identity, path.stat().st_mtime_ns)
+    except OSError:
+        return None
 
 
 def tree_fingerprint(folders: list[Path], extra: str, listed: str = "") -> str:

@@ -204,6 +204,47 @@ def check_folders(root: Path, recorded: FolderTimes) -> FolderCheck:
     return FolderCheck(found, frozenset(gone), frozenset(moved), frozenset(racy))
 
 
+def foreign_files(out_dir: Path, outputs: dict[str, str], recorded: FolderTimes) -> list[str]:
+    """What the output holds that the build which wrote it (`outputs`, its folders' `recorded`
+    mtimes) did not put there, or that was changed since: site paths (a folder's with a
+    final `/`), in name order.
+
+    Only folders whose mtime moved since are read (an unchanged folder holds what it
+    held), and those recorded as racy; a file of the build's is read and hashed only in a
+    folder that moved (a file put there in its place).
+    """
+    check = check_folders(out_dir, recorded)
+    look = ({""} | check.moved | check.racy) - check.gone
+    folders = site_folders(outputs)
+    expected: dict[str, set[str]] = {folder: set() for folder in look}
+    expected[""].add(MARKER)
+    for path in [*outputs, *folders]:
+        folder, _, name = path.rpartition("/")
+        if path and folder in expected:
+            expected[folder].add(name)
+    found = []
+    for folder in look:
+        prefix = f"{folder}/" if folder else ""
+        try:
+            entries = list(os.scandir(os.path.join(out_dir, folder)))
+        except OSError:
+            continue
+        for entry in entries:
+            path = prefix + entry.name
+            if entry.name not in expected[folder]:
+                found.append(path + "/" if entry.is_dir(follow_symlinks=False) else path)
+            elif (
+                path in outputs
+                and folder in check.moved
+                and (
+                    not entry.is_file(follow_symlinks=False)
+                    or file_sha(entry.path) != outputs[path]
+                )
+            ):
+                found.append(path)
+    return sorted(found)
+
+
 def spare_folder(out_dir: Path) -> Path:
     """The previous site, kept beside the output so the next build edits it instead of copying."""
     return out_dir.parent / f".{out_dir.name}.spare"
@@ -237,6 +278,19 @@ def file_sha(path: str | Path) -> str | None:
     except OSError:
         return None
     return digest.hexdigest()
+
+
+def files_not_in(folder: Path, outputs: Collection[str]) -> list[str]:
+    """The files under folder (as site paths, in name order) that are not `outputs` or the
+    markers."""
+    found = []
+    for where, _folders, names in os.walk(folder):
+        prefix = os.path.relpath(where, folder).replace(os.sep, "/")
+        for name in names:
+            path = name if prefix == "." else f"{prefix}/{name}"
+            if path not in outputs and path not in (MARKER, SPARE_MARKER):
+                found.append(path)
+    return sorted(found)
 
 
 def parent_of(folder: str) -> str:
@@ -281,6 +335,7 @@ class Staging:
         self.made: set[str] = {""}  # site folders known to exist in it
         self.touched: set[str] = set()  # site folders this build changed
         self.found: FolderTimes = {}  # the spare's folder mtimes before this build
+        self.dropped: list[str] = []  # files of a replaced site not known to be errpages'
         usable = (
             ours
             and spare is not None
@@ -532,14 +587,15 @@ class Staging:
 
         `outputs` is every file of the new site with its hash. With keep_spare,
         the replaced site stays as the spare and what it holds is returned, for
-        the cache to remember, with the new output's folder mtimes.
+        the cache to remember, with the new output's folder mtimes. Once the new
+        site is in, nothing fails the build: a spare that cannot be kept is not.
         """
         self.remove_gone(outputs)
         live = self.folder_times(outputs) if keep_spare else {}
         out_dir = self.out_dir
         if not out_dir.exists():
             os.rename(self.root, out_dir)
-            if keep_spare and not self.spare.exists():
+            if keep_spare and not os.path.lexists(self.spare):
                 return self.make_spare(outputs), live
             return None, live
         if _exchange(self.root, out_dir):
@@ -549,20 +605,33 @@ class Staging:
             os.rmdir(replaced)
             os.rename(out_dir, replaced)
             os.rename(self.root, out_dir)
-        if not keep_spare:
+        if not self.previous:  # what the replaced site held is not known: say what goes
+            self.dropped = files_not_in(replaced, outputs)
+        try:
+            return self.keep_replaced(replaced, outputs, keep_spare), live
+        except OSError:
             shutil.rmtree(replaced, ignore_errors=True)
             return None, live
+
+    def keep_replaced(
+        self, replaced: Path, outputs: dict[str, str], keep_spare: bool
+    ) -> Spare | None:
+        """Keep the site a swap replaced as the spare, or throw it away (without keep_spare);
+        what the spare holds."""
+        if not keep_spare:
+            shutil.rmtree(replaced, ignore_errors=True)
+            return None
         # The replaced site is the previous output: what it holds is known when the cache knew it.
-        if self.previous and (replaced == self.spare or not self.spare.exists()):
+        if self.previous and (replaced == self.spare or not os.path.lexists(self.spare)):
             if replaced != self.spare:
                 os.rename(replaced, self.spare)
-            return self.seal_spare(self.previous, self.live_folders), live
+            return self.seal_spare(self.previous, self.live_folders)
         # Otherwise the cache did not know the replaced folder (new errpages code, or an output
         # changed behind its back): a spare from the new site, so the next build is incremental.
         if replaced != self.spare:
             shutil.rmtree(replaced, ignore_errors=True)
         self.drop_spare()
-        return (None if self.spare.exists() else self.make_spare(outputs)), live
+        return None if os.path.lexists(self.spare) else self.make_spare(outputs)
 
     def make_spare(self, outputs: dict[str, str]) -> Spare | None:
         """A first build replaced nothing: link every file of the new site into a spare.
