@@ -104,3 +104,32 @@ def test_pre_commit_reports_the_bad_record_at_its_line(tmp_path: Path) -> None:
     )
     assert passed.returncode == 0, passed.stdout + passed.stderr
     assert re.search(r"errpages check\.+Passed", passed.stdout)
+
+    # Each file a build reads, changed alone in a commit, runs the hook: the registry of
+    # published ids, a theme's template, and a record whose name is not UTF-8.
+    staged = {
+        "content/published-ids.txt": (
+            "00000000000000d4\n",
+            "published id 00000000000000d4 has no page",
+        ),
+        "themes/mine/templates/error.html": ("{% if %}", "error.html:1:"),
+    }
+    project.write("content/site.yaml", "theme: themes/mine\n")
+    project.write("themes/mine/templates/error.html", '{% extends "base.html" %}\n')
+    project.commit("a theme of our own")
+    for name, (text, said) in staged.items():
+        project.write(name, text)
+        project.git("add", name)
+        hooked = subprocess.run(command, cwd=project.path, env=env, capture_output=True, text=True)
+        assert hooked.returncode == 1, (name, hooked.stdout)
+        assert said in hooked.stdout, hooked.stdout
+        project.git("reset", "-q", "--hard")
+    # pre-commit itself cannot stage a name that is not UTF-8; one beside the staged files is
+    # still read by the check.
+    (project.path / "content" / "errors").joinpath(os.fsdecode(b"x\xff.yaml")).write_text("x: 1\n")
+    project.write("content/errors/good.yaml", valid_record(message="good widget"))
+    project.git("add", "content/errors/good.yaml")
+    hooked = subprocess.run(command, cwd=project.path, env=env, capture_output=True, text=True)
+    assert hooked.returncode == 1
+    assert "content/errors/x\\xff.yaml: the name is not UTF-8" in hooked.stdout, hooked.stdout
+    assert "Traceback" not in hooked.stdout

@@ -170,6 +170,7 @@ def test_only_exception_classes_raise_and_messages_are_followed_into_variables()
         (9, "ConfigError", "the config is wrong"),
         (16, "ValueError", "the flag is set"),  # one raise, two messages
         (16, "ValueError", "the flag is not set"),
+        (20, "ValueError", "bad names:{names}"),  # `+=` joins onto what it held
         (24, "InvalidURL", "Invalid URL {url!r}"),
         (26, "InvalidURL", "Invalid URL component {key!r}"),  # not the first one again
     ]
@@ -178,7 +179,39 @@ def test_only_exception_classes_raise_and_messages_are_followed_into_variables()
         (7, "not an exception class (a CapWords name)"),
         (8, "message has no literal text"),
         (10, "exc raised without a message"),
-        (20, "message is not built from string literals"),  # `msg` is not only assigned
+    ]
+
+
+def test_a_message_built_in_steps_is_one_message() -> None:
+    """Assignments on the way to the raise replace what the variable held, those in a branch
+    add a message, and one that reads the variable joins onto each message it held."""
+    source = (
+        "def f(x, verbose):\n"
+        '    msg = f"bad value {x}"\n'
+        '    msg = msg + " (see the docs)"\n'
+        "    raise ValueError(msg)\n"
+        "def g(x, verbose):\n"
+        '    msg = "first"\n'
+        '    msg = f"bad input {x}"\n'
+        "    if verbose:\n"
+        '        msg += " (more in the log)"\n'
+        "    raise ValueError(msg)\n"
+        "def h(reason):\n"
+        '    msg = reason + " happened"\n'
+        "    raise ValueError(msg)\n"
+        "def k(prefix):\n"
+        '    prefix += ": failed"\n'
+        "    raise ValueError(prefix)\n"
+    )
+    sites, skipped = scan_source(source)
+    assert [(s.line, s.template) for s in sites] == [
+        (4, "bad value {x} (see the docs)"),
+        (10, "bad input {x}"),
+        (10, "bad input {x} (more in the log)"),
+        (13, "{reason} happened"),
+    ]
+    assert [(s.line, s.reason) for s in skipped] == [
+        (16, "message is not built from string literals"),  # joined onto a parameter
     ]
 
 
@@ -340,3 +373,38 @@ def test_scan_records_classes_and_whole_statements(tmp_path: Path, make_content)
         "    def SOCKSProxyManager(*args, **kwargs):\n"
         '        raise InvalidSchema("Missing dependencies for SOCKS support.")\n'
     )
+
+
+def test_a_module_with_cr_line_ends_makes_drafts_that_check(tmp_path: Path, make_content) -> None:  # type: ignore[no-untyped-def]
+    repo = GitRepo(tmp_path / "project")
+    module = "def f(x):\r    if x:\r        raise ValueError(f'bad value {x}')\r    return x\r"
+    (repo.path / "old.py").write_bytes(module.encode())
+    (repo.path / "dos.py").write_bytes(module.replace("\r", "\r\n").replace("bad", "odd").encode())
+    repo.commit("modules with CR and CRLF line ends")
+    content = make_content({})
+    found = scan_json(repo, content)
+    assert sorted(site["site"] for site in found["created"]) == ["dos.py:3", "old.py:3"]
+    check = run_cli("check", "--drafts", "--content", str(content))
+    assert check.exit_code == 0, check.output
+    snippets = [p.read_text() for p in (content / "snippets").rglob("*") if p.is_file()]
+    assert sorted(text.split("---\n")[-1] for text in snippets) == [
+        f"def f(x):\n    if x:\n        raise ValueError(f'{word} value {{x}}')\n    return x\n"
+        for word in ("bad", "odd")
+    ]
+
+
+def test_a_submodule_named_like_a_module_is_not_scanned_and_stops_nothing(
+    tmp_path: Path, make_content
+) -> None:  # type: ignore[no-untyped-def]
+    repo = GitRepo(tmp_path / "project")
+    repo.write("widgets.py", "def f():\n    raise ValueError('bad widget')\n")
+    repo.commit("a module")
+    commit = repo.git("rev-parse", "HEAD")
+    # A gitlink (a submodule's commit) whose entry is named like a module, and a link.
+    repo.git("update-index", "--add", "--cacheinfo", f"160000,{commit},vendored.py")
+    (repo.path / "alias.py").symlink_to("widgets.py")
+    repo.commit("a submodule entry and a link")
+    found = scan_json(repo, make_content({}))
+    assert found["files_scanned"] == 1
+    assert [site["site"] for site in found["created"]] == ["widgets.py:2"]
+    assert found["skipped_sites"] == []

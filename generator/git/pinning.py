@@ -70,11 +70,12 @@ def message_arguments(loaded: LoadedContent) -> dict[str, int | str]:
 
 
 def decode_source(data: bytes, path: str) -> str:
-    """File bytes as text; binary and non-UTF-8 files are refused."""
+    """File bytes as text, its lines ending as Python reads them (CRLF and a lone CR as LF);
+    binary and non-UTF-8 files are refused."""
     if b"\0" in data[:8192]:
         raise PinError(f"{path} is a binary file")
     try:
-        return data.decode("utf-8-sig").replace("\r\n", "\n")
+        return data.decode("utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
     except UnicodeDecodeError as exc:
         raise PinError(f"{path} is not UTF-8 text") from exc
 

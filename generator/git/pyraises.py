@@ -10,6 +10,7 @@ that is simple (`cfg.backend!r` → `{backend!r}`), else `{value}`.
 from __future__ import annotations
 
 import ast
+import copy
 import re
 import string
 from collections.abc import Mapping
@@ -280,22 +281,61 @@ def local_assignments(scope: ast.AST) -> dict[str, list[ast.stmt]]:
 
 
 def assigned_messages(
-    name: ast.Name, scope: dict[str, list[ast.stmt]], after: int, line: int
+    name: ast.Name,
+    scope: dict[str, list[ast.stmt]],
+    after: int,
+    line: int,
+    on_path: set[tuple[int, int]],
 ) -> list[ast.expr]:
-    """The values `name = …` gives the name between lines `after` and `line` (the raise),
-    when every binding of the name in its function is such a plain assignment: `msg = f"…"`
-    (or one in each branch of an `if`), then `raise X(msg)`; else none. `after`: the last
-    raise of the same variable before this one, which the bindings before it were for."""
-    values = []
+    """The messages a plain variable can hold at the raise on `line`, from its assignments in
+    order since line `after` (the last raise of the same variable, which the assignments
+    before it were for). An assignment on the way to the raise (`on_path`: in a body that
+    holds it) replaces what the variable held; one in a branch off it adds a value;
+    `msg = msg + "…"` and `msg += "…"` join onto each value. None when a binding of the name
+    in its function is anything else (a loop, a tuple, a call's result alone is kept)."""
+    values: list[ast.expr] = []
     for statement in sorted(scope.get(name.id, []), key=lambda statement: statement.lineno):
-        if not isinstance(statement, (ast.Assign, ast.AnnAssign)):
+        value = assigned_value(statement, name.id)
+        if value is None:
             return []
-        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-        if len(targets) != 1 or not isinstance(targets[0], ast.Name) or statement.value is None:
+        if not after < statement.lineno < line:
+            continue
+        if any(isinstance(n, ast.Name) and n.id == name.id for n in ast.walk(value)):
+            made = [substituted(value, name.id, held) for held in values]
+            if not made:
+                return []  # joined onto a value from elsewhere (a parameter)
+        else:
+            made = [value]
+        values = made if statement_span(statement) in on_path else values + made
+        if len(values) > MAX_MESSAGES:
             return []
-        if after < statement.lineno < line:
-            values.append(statement.value)
     return values
+
+
+MAX_MESSAGES = 16  # more possible messages for one raise than a scan should make drafts of
+
+
+def assigned_value(statement: ast.stmt, name: str) -> ast.expr | None:
+    """What a plain binding `name = …` (or `name += …`) gives the name; None for any other."""
+    if isinstance(statement, ast.AugAssign):
+        if isinstance(statement.op, ast.Add) and isinstance(statement.target, ast.Name):
+            return ast.BinOp(ast.Name(name, ast.Load()), ast.Add(), statement.value)
+        return None
+    if not isinstance(statement, (ast.Assign, ast.AnnAssign)) or statement.value is None:
+        return None
+    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+    return statement.value if len(targets) == 1 and isinstance(targets[0], ast.Name) else None
+
+
+def substituted(expression: ast.expr, name: str, value: ast.expr) -> ast.expr:
+    """The expression with `value` where it reads the variable `name` (a copy)."""
+
+    class Substitute(ast.NodeTransformer):
+        def visit_Name(self, node: ast.Name) -> ast.expr:
+            return copy.deepcopy(value) if node.id == name else node
+
+    result: ast.expr = Substitute().visit(copy.deepcopy(expression))
+    return result
 
 
 def inner_bodies(node: ast.stmt) -> list[list[ast.stmt]]:
@@ -354,7 +394,9 @@ class _Scanner:
             self.assignments[id(scope)] = local_assignments(scope)
         after = self.raised.get((id(scope), message.id), 0)
         self.raised[id(scope), message.id] = line
-        return assigned_messages(message, self.assignments[id(scope)], after, line) or [message]
+        on_path = {span for body in self.bodies for span in body}
+        found = assigned_messages(message, self.assignments[id(scope)], after, line, on_path)
+        return found or [message]
 
     def visit_raise(self, node: ast.Raise) -> None:
         if node.exc is None:

@@ -149,12 +149,17 @@ def path_exists(repository: Repository, commit: str, path: str) -> bool:
 
 
 def list_files(repository: Repository, commit: str, under: str = "") -> list[str]:
-    """Every file path in the commit's tree (below `under`), sorted."""
-    args = ["ls-tree", "-r", "-z", "--name-only", commit]
+    """Every regular file's path in the commit's tree (below `under`), sorted: no symbolic
+    link, and no submodule (a commit of another repository, whatever it is named)."""
+    args = ["ls-tree", "-r", "-z", commit]
     if under:
         args += ["--", under.rstrip("/")]
-    out = repository.run(*args)
-    return sorted(p for p in out.decode("utf-8", errors="surrogateescape").split("\0") if p)
+    out = repository.run(*args).decode("utf-8", errors="surrogateescape")
+    entries = (entry.split("\t", 1) for entry in out.split("\0") if "\t" in entry)
+    return sorted(path for info, path in entries if info.startswith(REGULAR_FILE_MODES))
+
+
+REGULAR_FILE_MODES = ("100644 blob ", "100755 blob ")
 
 
 def renamed_paths(repository: Repository, old_commit: str, new_commit: str) -> dict[str, str]:

@@ -186,7 +186,7 @@ def scan_repository(
             try:
                 source = decode_source(objects.blob(commit, path)[1], path)
                 sites, skipped = scan_source(source, arguments)
-            except (PinError, SyntaxError) as exc:
+            except (PinError, SyntaxError, GitError) as exc:
                 summary.skipped.append({"path": path, "line": "", "reason": skip_reason(exc, path)})
                 continue
             summary.files_scanned += 1

@@ -305,6 +305,38 @@ def test_hostile_links_do_not_freeze_the_search_page(
     context.close()
 
 
+def test_a_link_too_long_to_read_is_cut_and_the_page_says_so(
+    browser: Browser, example_site: Path
+) -> None:
+    """A ?q= query is read from its start and a ?tb= text from its end (where the exception
+    line is), each to a bound, whatever the link carries; the page says what it cut."""
+    search = (example_site / "search" / "index.html").as_uri()
+    tab = browser.new_page()
+    tab.goto(f"{search}?{urlencode({'q': 'hicache ' + 'x ' * 375_000})}")
+    status = tab.locator("#search-status")
+    expect(status).to_contain_text("it read its query to the first 2000 characters.")
+    assert len(tab.locator("#q").input_value()) == 2000
+    log = (
+        "a line of noise\n" * 70_000
+        + "ValueError: MiniCPM SALA does not support hierarchical cache\n"
+    )
+    tab.goto(f"{search}?{urlencode({'tb': log})}")
+    expect(status).to_contain_text("1 error matches the pasted text.")
+    # From a line's start: within a line of the bound.
+    expect(status).to_contain_text(
+        re.compile(r"it read its text to the last 655[2-3]\d characters")
+    )
+    assert len(tab.locator("#traceback").input_value()) <= 65536
+    expect(tab.locator("#results a").first).to_have_attribute(
+        "href", re.compile("fdffa8e3ed0ceedb")
+    )
+    tab.goto(
+        f"{search}?{urlencode({'tb': 'ValueError: MiniCPM SALA does not support hierarchical cache'})}"
+    )
+    expect(status).to_have_text("1 error matches the pasted text.")  # a short link: nothing said
+    tab.close()
+
+
 def test_a_value_is_shown_as_the_template_converts_it(
     browser: Browser, make_content: Callable[[dict[str, str]], Path], tmp_path: Path
 ) -> None:

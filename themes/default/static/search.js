@@ -8,7 +8,10 @@
  *  - traceback lookup: each message template is matched against the pasted
  *    text with {placeholders} as wildcards, by lookup.js (the rules of
  *    generator/lookup.py).
- * A query is read as its first MAX_QUERY_WORDS words, so a long ?q= link stays quick.
+ * A query is read as its first MAX_QUERY_WORDS words. A link carries at most the first
+ * MAX_LINK_QUERY characters of a ?q= query and the last MAX_LINK_TRACEBACK of a ?tb= text
+ * (where a traceback's exception line is), and the page says what it cut: a link of a
+ * megabyte costs the page no more than one of these sizes.
  */
 (function () {
   "use strict";
@@ -378,12 +381,28 @@
     }
   };
 
+  var MAX_LINK_QUERY = 2000;
+  var MAX_LINK_TRACEBACK = 65536;
   var params = new URLSearchParams(location.search);
-  if (params.get("q")) {
-    input.value = params.get("q");
+  var cut = [];
+  var linked = params.get("q") || "";
+  if (linked.length > MAX_LINK_QUERY) {
+    linked = linked.slice(0, MAX_LINK_QUERY);
+    cut.push("its query to the first " + MAX_LINK_QUERY + " characters");
   }
-  if (traceback && params.get("tb")) {
-    traceback.value = params.get("tb");
+  input.value = linked;
+  linked = traceback ? params.get("tb") || "" : "";
+  if (linked.length > MAX_LINK_TRACEBACK) {
+    var from = linked.length - MAX_LINK_TRACEBACK;
+    var line = linked.indexOf("\n", from);  // from a line's start: the first line read is whole
+    linked = linked.slice(line < 0 ? from : line + 1);
+    cut.push("its text to the last " + linked.length + " characters");
+  }
+  if (traceback) {
+    traceback.value = linked;
   }
   run();
+  if (cut.length) {
+    status.textContent += " The link was longer than this page reads: it read " + cut.join(" and ") + ".";
+  }
 })();
