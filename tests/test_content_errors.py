@@ -97,8 +97,12 @@ def test_rebuild_replaces_a_site_errpages_wrote(make_content, tmp_path: Path) ->
     (content / "errors" / "a.yaml").unlink()
     renamed = valid_record("fedcba9876543210", "new") + "aliases: [0123456789abcdef]\n"
     (content / "errors" / "b.yaml").write_text(renamed)
+    refused = run_cli("build", "--content", str(content), "--out", str(out))
+    assert refused.exit_code == 1  # a file it did not write is never dropped unsaid
+    assert "did not write there, or changed since: stale.html" in refused.stderr
+    assert (out / "stale.html").read_text() == "old"
+    (out / "stale.html").unlink()
     assert run_cli("build", "--content", str(content), "--out", str(out)).exit_code == 0
-    assert not (out / "stale.html").exists()
     assert (out / "errors" / "fedcba9876543210" / "index.html").is_file()
     redirect = (out / "errors" / "0123456789abcdef" / "index.html").read_text()
     assert "url=../fedcba9876543210/index.html" in redirect

@@ -49,7 +49,7 @@ def limit_resources() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
 
-def build(content: Path, out: Path) -> subprocess.CompletedProcess[str]:
+def build(content: Path, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [
             sys.executable,
@@ -62,6 +62,7 @@ def build(content: Path, out: Path) -> subprocess.CompletedProcess[str]:
             str(out),
             "--base-url",
             "https://errors.example.org/",
+            *extra,
         ],
         capture_output=True,
         text=True,

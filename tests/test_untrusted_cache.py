@@ -10,30 +10,20 @@ import os
 import shutil
 import sqlite3
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO_ROOT, valid_record
-from tests.test_hostile import TIME_LIMIT, limit_resources, tree_bytes
+from tests.conftest import valid_record
+from tests.test_hostile import build as hostile_build
+from tests.test_hostile import tree_bytes
 
 OTHER = valid_record("00000000000000b2", "other widget").replace("core.py", "other.py")
 
 
 def build(content: Path, out: Path, cache: Path | None) -> subprocess.CompletedProcess[str]:
-    where = ["--cache-dir", str(cache)] if cache else ["--no-cache"]
-    command = [sys.executable, "-m", "generator", "build", "--content", str(content)]
-    return subprocess.run(
-        [*command, "--out", str(out), *where],
-        capture_output=True,
-        text=True,
-        timeout=TIME_LIMIT,
-        cwd=REPO_ROOT,
-        preexec_fn=limit_resources,
-        check=False,
-    )
+    return hostile_build(content, out, *(["--cache-dir", str(cache)] if cache else ["--no-cache"]))
 
 
 class Project:
