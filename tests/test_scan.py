@@ -202,6 +202,24 @@ def test_a_message_built_in_steps_is_one_message() -> None:
         "def k(prefix):\n"
         '    prefix += ": failed"\n'
         "    raise ValueError(prefix)\n"
+        "def m(root, last):\n"  # as pydantic's _model_construction: a note in one branch only
+        "    if root:\n"
+        '        msg = f"{root} needs parameters"\n'
+        "    else:\n"
+        '        msg = "inherit from Generic"\n'
+        "        if not last:\n"
+        '            msg += " (Generic goes last)"\n'
+        "    raise TypeError(msg)\n"
+        "def n(flag):\n"
+        "    if flag:\n"
+        '        msg = "flag set"\n'
+        "    else:\n"
+        '        msg = "flag not set"\n'
+        "        raise ValueError(msg)\n"
+        "def p(self, error_type):\n"  # as httpx's raise_for_status: format() of the variable
+        "    message = \"{error_type} '{0.status_code}' for '{0.url}' at {0.headers[location]}\"\n"
+        "    message = message.format(self, error_type=error_type)\n"
+        "    raise HTTPStatusError(message, request=None)\n"
     )
     sites, skipped = scan_source(source)
     assert [(s.line, s.template) for s in sites] == [
@@ -209,6 +227,11 @@ def test_a_message_built_in_steps_is_one_message() -> None:
         (10, "bad input {x}"),
         (10, "bad input {x} (more in the log)"),
         (13, "{reason} happened"),
+        (24, "{root} needs parameters"),
+        (24, "inherit from Generic"),
+        (24, "inherit from Generic (Generic goes last)"),  # not onto the other branch's message
+        (30, "flag not set"),  # not the other branch's
+        (34, "{error_type} '{status_code}' for '{url}' at {location}"),
     ]
     assert [(s.line, s.reason) for s in skipped] == [
         (16, "message is not built from string literals"),  # joined onto a parameter

@@ -225,9 +225,15 @@ def format_template(text: str, call: ast.Call, names: _Names) -> str | None:
             argument = call.args[position] if position < len(call.args) else None
         else:
             argument = keywords.get(root)
-        # A keyword field keeps the name its author gave it; a positional one is named by its value.
+        # A keyword field keeps the name its author gave it; a positional one is named by its value,
+        # or by what the field reads of it (`{0.status_code}`, `{0[location]}`).
         positional = root == "" or root.isdigit()
-        name = names.name(argument) if positional and argument is not None else root or "value"
+        if positional and argument is not None:
+            part = re.split(r"[.\[\]]", field_name)[-2 if field_name.endswith("]") else -1]
+            read = part if field_name != root and part.isidentifier() else ""
+            name = read or names.name(argument)
+        else:
+            name = root or "value"
         result.append(placeholder(name, conversion or "", spec or ""))
     return "".join(result)
 
@@ -284,32 +290,68 @@ def assigned_messages(
     name: ast.Name,
     scope: dict[str, list[ast.stmt]],
     after: int,
-    line: int,
+    raised: ast.stmt,
     on_path: set[tuple[int, int]],
+    where: dict[int, Branch],
 ) -> list[ast.expr]:
-    """The messages a plain variable can hold at the raise on `line`, from its assignments in
-    order since line `after` (the last raise of the same variable, which the assignments
+    """The messages a plain variable can hold at the statement `raised`, from its assignments
+    in order since line `after` (the last raise of the same variable, which the assignments
     before it were for). An assignment on the way to the raise (`on_path`: in a body that
     holds it) replaces what the variable held; one in a branch off it adds a value;
-    `msg = msg + "…"` and `msg += "…"` join onto each value. None when a binding of the name
-    in its function is anything else (a loop, a tuple, a call's result alone is kept)."""
-    values: list[ast.expr] = []
+    `msg = msg + "…"` and `msg += "…"` join onto each value that can reach them (not one
+    set in the other branch of an `if`: `where` says which branches each statement is in).
+    None when a binding of the name in its function is anything else (a loop, a tuple)."""
+    values: list[tuple[ast.expr, tuple[Branch, ...]]] = []  # each with the branches it needs
     for statement in sorted(scope.get(name.id, []), key=lambda statement: statement.lineno):
         value = assigned_value(statement, name.id)
         if value is None:
             return []
-        if not after < statement.lineno < line:
+        if not after < statement.lineno < raised.lineno:
             continue
+        here = where.get(id(statement), ())
         if any(isinstance(n, ast.Name) and n.id == name.id for n in ast.walk(value)):
-            made = [substituted(value, name.id, held) for held in values]
+            made = [
+                (substituted(value, name.id, held), (*needs, here))
+                for held, needs in values
+                if not any(exclusive(need, here) for need in needs)
+            ]
             if not made:
                 return []  # joined onto a value from elsewhere (a parameter)
         else:
-            made = [value]
+            made = [(value, (here,))]
         values = made if statement_span(statement) in on_path else values + made
         if len(values) > MAX_MESSAGES:
             return []
-    return values
+    there = where.get(id(raised), ())
+    return [held for held, needs in values if not any(exclusive(n, there) for n in needs)]
+
+
+Branch = tuple[tuple[ast.stmt, int], ...]  # the bodies a statement is in: (statement, which body)
+
+
+def branches(scope: ast.AST) -> dict[int, Branch]:
+    """Where each statement of a function (or module) is: the bodies of the compound
+    statements it is inside, outermost first (nested functions and classes left out)."""
+    found: dict[int, Branch] = {}
+    pending: list[tuple[list[ast.stmt], Branch]] = [(getattr(scope, "body", []), ())]
+    while pending:
+        statements, path = pending.pop()
+        for node in statements:
+            found[id(node)] = path
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                pending += [(body, (*path, (node, i))) for i, body in enumerate(inner_bodies(node))]
+    return found
+
+
+def exclusive(a: Branch, b: Branch) -> bool:
+    """Whether no run passes through both places: they are in different branches of one `if`
+    (or `match`)."""
+    for (node, body), (other, other_body) in zip(a, b, strict=False):
+        if node is not other:
+            return False  # one after the other in the same body
+        if body != other_body:
+            return isinstance(node, (ast.If, ast.Match))
+    return False
 
 
 MAX_MESSAGES = 16  # more possible messages for one raise than a scan should make drafts of
@@ -364,7 +406,8 @@ class _Scanner:
         self.bodies: list[Span] = []  # the bodies the walk is in, outermost first
         self.functions: list[tuple[int, int]] = []
         self.scope: ast.AST = ast.Module([], [])  # the function (or module) of the raise at hand
-        self.assignments: dict[int, dict[str, list[ast.stmt]]] = {}
+        # Per function (or module): each name's bindings, and where each statement is.
+        self.scopes: dict[int, tuple[dict[str, list[ast.stmt]], dict[int, Branch]]] = {}
         self.raised: dict[tuple[int, str], int] = {}  # the last raise of a variable, by scope
 
     def scan(self, statements: list[ast.stmt], scope: ast.AST) -> None:
@@ -385,17 +428,18 @@ class _Scanner:
                 self.functions.pop()
         self.bodies.pop()
 
-    def messages_of(self, message: ast.expr, line: int) -> list[ast.expr]:
+    def messages_of(self, message: ast.expr, raised: ast.stmt) -> list[ast.expr]:
         """The message expression, or the values a plain variable holding it was assigned."""
         if not isinstance(message, ast.Name):
             return [message]
         scope = self.scope
-        if id(scope) not in self.assignments:
-            self.assignments[id(scope)] = local_assignments(scope)
+        if id(scope) not in self.scopes:
+            self.scopes[id(scope)] = local_assignments(scope), branches(scope)
+        assignments, where = self.scopes[id(scope)]
         after = self.raised.get((id(scope), message.id), 0)
-        self.raised[id(scope), message.id] = line
+        self.raised[id(scope), message.id] = raised.lineno
         on_path = {span for body in self.bodies for span in body}
-        found = assigned_messages(message, self.assignments[id(scope)], after, line, on_path)
+        found = assigned_messages(message, assignments, after, raised, on_path, where)
         return found or [message]
 
     def visit_raise(self, node: ast.Raise) -> None:
@@ -426,7 +470,7 @@ class _Scanner:
         """A raise site for each message the statement can raise (a variable assigned in
         two branches: two), or the reason it is skipped."""
         reason, templates = "", []
-        for expression in self.messages_of(message, node.lineno):
+        for expression in self.messages_of(message, node):
             template = template_of(expression, _Names())
             if exception in self.message_arguments and isinstance(expression, ast.Constant):
                 # A class named in the settings fills its message's {fields} in itself.
