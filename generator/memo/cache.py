@@ -38,6 +38,7 @@ from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NamedTuple, get_type_hints
+from urllib.parse import quote
 
 from generator.content.listing import StatKey, display_path
 from generator.content.loader import SnippetFiles
@@ -360,8 +361,6 @@ def open_database(path: Path) -> tuple[sqlite3.Connection, str | None]:
 
 def connect(path: Path) -> sqlite3.Connection:
     """Open the existing file at path as a database, its statements under a time limit."""
-    from urllib.parse import quote
-
     db = sqlite3.connect(f"file:{quote(os.fsencode(path))}?mode=rw", uri=True, timeout=30)
     time_limit(db, READ_SECONDS)
     return db

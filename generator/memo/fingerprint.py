@@ -146,12 +146,8 @@ def folder_identity(path: Path) -> tuple[int, int, int] | None:
     Every build that writes the output swaps in another folder, so a cache
     that saw another identity describes a different set of files.
     """
-    try:
-        st = path.stat()
-        marker = (path / MARKER).stat()
-    except OSError:
-        return None
-    return st.st_dev, st.st_ino, marker.st_ino
+    live = live_site(path)
+    return None if live is None else live[:3]
 
 
 LiveSite = tuple[int, int, int, int]  # folder_identity, and the folder's mtime
@@ -161,11 +157,12 @@ def live_site(path: Path) -> LiveSite | None:
     """The output folder as a build with nothing to do must find it: the very folder the last
     build left (`folder_identity`), with nothing put into it or taken from its top since
     (its mtime: a tool that cleans the folder and writes its own pages there changes it)."""
-    identity = folder_identity(path)
     try:
-        return None if identity is None else (*identity, path.stat().st_mtime_ns)
+        st = path.stat()
+        marker = (path / MARKER).stat()
     except OSError:
         return None
+    return st.st_dev, st.st_ino, marker.st_ino, st.st_mtime_ns
 
 
 def tree_fingerprint(folders: list[Path], extra: str, listed: str = "") -> str:

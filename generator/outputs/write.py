@@ -215,13 +215,8 @@ def foreign_files(out_dir: Path, outputs: dict[str, str], recorded: FolderTimes)
     """
     check = check_folders(out_dir, recorded)
     look = ({""} | check.moved | check.racy) - check.gone
-    folders = site_folders(outputs)
-    expected: dict[str, set[str]] = {folder: set() for folder in look}
+    expected = names_inside(look, outputs, set(recorded) or site_folders(outputs))
     expected[""].add(MARKER)
-    for path in [*outputs, *folders]:
-        folder, _, name = path.rpartition("/")
-        if path and folder in expected:
-            expected[folder].add(name)
     found = []
     for folder in look:
         prefix = f"{folder}/" if folder else ""
@@ -243,6 +238,18 @@ def foreign_files(out_dir: Path, outputs: dict[str, str], recorded: FolderTimes)
             ):
                 found.append(path)
     return sorted(found)
+
+
+def names_inside(
+    look: Collection[str], files: Collection[str], folders: Collection[str]
+) -> dict[str, set[str]]:
+    """The names of the files and folders (site paths) directly inside each folder looked at."""
+    inside: dict[str, set[str]] = {folder: set() for folder in look}
+    for path in [*files, *folders]:
+        folder, _, name = path.rpartition("/")
+        if path and folder in inside:
+            inside[folder].add(name)
+    return inside
 
 
 def spare_folder(out_dir: Path) -> Path:
@@ -377,14 +384,7 @@ class Staging:
             check = FolderCheck({}, frozenset(), frozenset(), frozenset())
             look, changed = set(folders), set(folders)
         self.made = folders - check.gone  # a folder gone is made again if a file goes there
-        inside: dict[str, set[str]] = {folder: set() for folder in look}
-        for path in self.holds:
-            folder, _, name = path.rpartition("/")
-            if folder in inside:
-                inside[folder].add(name)
-        for folder in folders:
-            if folder and parent_of(folder) in inside:
-                inside[parent_of(folder)].add(folder.rpartition("/")[2])
+        inside = names_inside(look, self.holds, folders)
         for folder in look:
             self.tidy_folder(folder, inside[folder], folders, folder in changed)
 
