@@ -106,6 +106,7 @@ from generator.parallel import (
 from generator.render.templates import make_environment
 from generator.render.themes import BUILTIN_THEMES, theme_layers
 from generator.site import urls
+from generator.site.history import unmarked_retired
 from generator.site.links import link_records
 from generator.site.model import (
     Record,
@@ -461,6 +462,7 @@ def link_site(
     loaded_whole = not report.failed()
     ordered, links, problems = link_records(records, where, config.include_drafts)
     report.diagnostics += problems
+    report.diagnostics += unmarked_retired(ordered, loaded.histories)
     if loaded.manifest is not None and loaded_whole and check_registry:
         report.diagnostics += check_published(
             loaded.manifest,
@@ -471,7 +473,9 @@ def link_site(
     report.diagnostics = with_source_lines(sorted_diagnostics(report.diagnostics), loaded.texts)
     if report.failed():
         return None
-    report.site = Site(config, tuple(ordered), links, loaded.drift, store)
+    report.site = Site(
+        config, tuple(ordered), links, loaded.drift, store, loaded.releases, loaded.histories
+    )
     return report.site
 
 

@@ -705,6 +705,60 @@ def drift_command(
     sys.exit(1 if strict and drifted else 0)
 
 
+@cli.command("history")
+@CONTENT_OPTION
+@REPO_DIR
+@click.option("--repo", help="The records of this owner/name (default: those pinned here).")
+@click.option(
+    "--tags",
+    "pattern",
+    help="Releases are the tags this glob matches, pre-releases too (default: every tag "
+    "that reads as a final release).",
+)
+@click.option(
+    "--rev",
+    default="HEAD",
+    show_default=True,
+    help="The commit documented: the last release, 'unreleased', when no release has it.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print each record's releases as JSON.")
+def history_command(
+    content: Path, repo_dir: Path, repo: str | None, pattern: str | None, rev: str, as_json: bool
+) -> None:
+    """Find in which releases each record's error is raised, and save it in content/history/."""
+    from generator.content.schema import REPO_RE
+    from generator.git.history import HistoryError, history_json, history_table, run_history
+    from generator.git.pinning import PinError
+    from generator.git.repo import GitError
+
+    if repo is not None and not REPO_RE.fullmatch(repo):
+        raise click.BadParameter(f"{repo!r} is not owner/name", param_hint="--repo")
+    try:
+        progress = ProgressBar("Following", enabled=not as_json, unit="release")
+        try:
+            report = run_history(content, repo_dir, repo, pattern, rev, progress)
+        finally:
+            progress.close()
+    except (PinError, GitError, HistoryError) as exc:
+        click.echo(f"errpages history: {printable(str(exc))}", err=True)
+        sys.exit(1)
+    except OSError as exc:
+        fail_to_write("history", exc)
+    for problem in report.problems:
+        click.echo(f"skipped: {printable(problem)}", err=True)
+    if as_json:
+        click.echo(json.dumps(history_json(report), indent=2, ensure_ascii=False))
+    else:
+        click.echo(history_table(report))
+    assert report.path is not None
+    click.echo(
+        f"Followed {plural(len(report.found), 'record')} through "
+        f"{plural(len(report.releases), 'release')} ({report.looked_at} looked at, the "
+        f"others known); saved to {display_path(report.path)}.",
+        err=True,
+    )
+
+
 @cli.command("init")
 @click.argument("folder", type=click.Path(file_okay=False, path_type=Path), default=Path("."))
 def init_command(folder: Path) -> None:

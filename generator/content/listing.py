@@ -62,9 +62,9 @@ class FoundFile(NamedTuple):
     stat: StatKey
 
 
-# The folders whose files are read as records and snippets: a link from them out of content/
-# is refused (elsewhere, as for site.yaml, the file is read where the link points).
-READ_FOLDERS = ("errors/", "snippets/")
+# The folders whose files are read as records, snippets and histories: a link from them out
+# of content/ is refused (elsewhere, as for site.yaml, the file is read where the link points).
+READ_FOLDERS = ("errors/", "snippets/", "history/")
 
 
 class ContentFiles(NamedTuple):

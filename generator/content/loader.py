@@ -1,7 +1,7 @@
 """Load stage: read content/ into memory (site.yaml, record YAML, snippet files).
 
 Only this module and `listing` touch the content folder. It reads every file below
-`errors/` and `snippets/` up front, so later stages look snippet files up by
+`errors/`, `snippets/` and `history/` up front, so later stages look snippet files up by
 name in memory and no path written in a record ever reaches the file system.
 """
 
@@ -24,7 +24,13 @@ from generator.content.listing import (
     list_content,
     shown_records_folder,
 )
-from generator.site.model import DriftNote, RecordSummary, TextFile
+from generator.content.history import (
+    HISTORY_FOLDER,
+    MAX_HISTORY_BYTES,
+    error_histories,
+    read_history_file,
+)
+from generator.site.model import DriftNote, ErrorHistory, RecordSummary, Release, TextFile
 from generator.content.published import MANIFEST, Manifest, parse_manifest
 from generator.content.yamldoc import YamlDocument, parse_yaml
 
@@ -44,6 +50,8 @@ class LoadedContent:
     texts: SourceLines  # display path -> lines, for showing offending lines
     drift: dict[str, DriftNote] = field(default_factory=dict)
     manifest: Manifest | None = None
+    releases: dict[str, tuple[Release, ...]] = field(default_factory=dict)  # by repository
+    histories: dict[tuple[str, str], ErrorHistory] = field(default_factory=dict)  # (repo, id)
     reused: tuple[RecordSummary, ...] = ()  # records unchanged since the cached build
     record_stats: dict[str, StatKey] = field(default_factory=dict)
     problems: list[Diagnostic] = field(default_factory=list)  # found while records are read
@@ -193,6 +201,8 @@ def load_content(
     diagnostics += problems
     manifest, problems = load_manifest(content_root / MANIFEST)
     diagnostics += problems
+    releases, histories, problems = load_histories(listing.under(HISTORY_FOLDER)[0])
+    diagnostics += problems
     late: list[Diagnostic] = []
     loaded = LoadedContent(
         content_root,
@@ -202,6 +212,8 @@ def load_content(
         texts,
         drift,
         manifest,
+        releases,
+        histories,
         tuple(reused),
         record_stats,
         late,
@@ -245,6 +257,31 @@ def load_manifest(path: Path) -> tuple[Manifest | None, list[Diagnostic]]:
     if text is None:
         return None, problems
     return parse_manifest(path, shown, text)
+
+
+def load_histories(
+    files: list[FoundFile],
+) -> tuple[
+    dict[str, tuple[Release, ...]], dict[tuple[str, str], ErrorHistory], list[Diagnostic]
+]:
+    """Read content/history/OWNER/NAME.json, written by `errpages history`."""
+    releases: dict[str, tuple[Release, ...]] = {}
+    histories: dict[tuple[str, str], ErrorHistory] = {}
+    diagnostics: list[Diagnostic] = []
+    for found in files:
+        if not found.name.endswith(".json"):
+            continue
+        path = Path(found.path)
+        text, problems = read_text(path, MAX_HISTORY_BYTES)
+        diagnostics += problems
+        if text is not None:
+            stored, problems = read_history_file(path, display_path(path), text)
+            diagnostics += problems
+            if stored is not None:
+                releases[stored.repo] = tuple(stored.releases)
+                for record_id, history in error_histories(stored).items():
+                    histories[stored.repo, record_id] = history
+    return releases, histories, diagnostics
 
 
 def load_drift(path: Path) -> tuple[dict[str, DriftNote], list[Diagnostic]]:

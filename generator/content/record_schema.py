@@ -43,6 +43,7 @@ def record_schema() -> dict[str, Any]:
         "title": "errpages error record",
         "description": "One error a project raises, with a source snippet pinned to a commit.",
         "type": "object",
+        "$defs": {"history": history_schema()},
         "additionalProperties": False,
         "required": ["repo", "exception", "message", "meaning", "source", "solutions"],
         "properties": {
@@ -138,6 +139,45 @@ def record_schema() -> dict[str, Any]:
                     "by": {**TEXT, "description": "Who analysed it, e.g. AI-assisted."},
                     "date": {"type": "string", "pattern": whole(DATE_RE)},
                 },
+            },
+        },
+    }
+
+
+def history_schema() -> dict[str, Any]:
+    """The JSON API's `resolved.history` of an error: in which releases it is raised."""
+    release = {**TEXT, "description": "A release (version tag), or 'unreleased'."}
+    run = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["from", "to", "message", "exception", "path", "line", "commit"],
+        "properties": {
+            "from": {**release, "description": "The first release of the run."},
+            "to": {**release, "description": "The last release of the run."},
+            "message": {**TEXT, "description": "The message as those releases raise it."},
+            "exception": TEXT,
+            "path": TEXT,
+            "line": {"type": "integer", "minimum": 1},
+            "commit": {
+                "type": "string",
+                "pattern": whole(COMMIT_RE),
+                "description": "The commit of the run's first release.",
+            },
+        },
+    }
+    return {
+        "type": "object",
+        "description": "Found by `errpages history`: each run of consecutive releases that "
+        "raise the error the same way, oldest first.",
+        "additionalProperties": False,
+        "required": ["raised", "latest_release", "not_raised_since"],
+        "properties": {
+            "raised": {"type": "array", "items": run},
+            "latest_release": release,
+            "not_raised_since": {
+                "anyOf": [release, {"type": "null"}],
+                "description": "The first release after the last one that raises it, when "
+                "the latest does not.",
             },
         },
     }

@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import difflib
+import itertools
 import json
 import re
 from collections import Counter
@@ -27,6 +28,7 @@ from pathlib import Path
 
 from generator.content.files import FileChanged, atomic_write_text
 from generator.content.loader import DRIFT_FILE, load_content
+from generator.content.messages import message_parts
 from generator.content.schema import is_repo_path, validate_records
 from generator.diagnostics import printable
 from generator.git.pin import apply_pin, remove_unused_snippets
@@ -44,7 +46,6 @@ from generator.git.repo import (
     GitError,
     ObjectReader,
     Repository,
-    list_files,
     open_repository,
     renamed_paths,
     resolve_commit,
@@ -61,6 +62,8 @@ from generator.site.model import Record
 CHANGED_SIMILARITY = 0.6
 CHANGED_SIMILARITY_ELSEWHERE = 0.75
 PYTHON_SUFFIXES = (".py", ".pyi")
+REGULAR_FILE_MODES = ("100644", "100755")
+TREE_MODE = "40000"
 TOKEN_RE = re.compile(r"\{\}|\w+|[^\w\s]")
 WORD_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
 PROBE_WORDS = 6
@@ -95,73 +98,122 @@ class ParsedFile:
 
 
 class Code:
-    """The repository's files as drift reads them: each read once (through one `git
-    cat-file`), each distinct content parsed once, every answer kept for the run."""
+    """The repository's files as drift and history read them: trees and files through one
+    `git cat-file`, a folder unchanged since a commit read before not read again, each
+    distinct file content decoded, searched for words and parsed once for the run."""
 
     def __init__(
         self, repository: Repository, objects: ObjectReader, arguments: Mapping[str, int | str]
     ) -> None:
         self.repository, self.objects, self.arguments = repository, objects, arguments
         self.parsed: dict[str, ParsedFile] = {}  # by blob hash
-        self.blobs: dict[tuple[str, str], str | Exception] = {}  # (commit, path) -> blob hash
-        self.texts: dict[str, str] = {}  # by blob hash
+        self.texts: dict[str, str | Exception] = {}  # by blob hash
+        self.words: dict[str, frozenset[str]] = {}  # by blob hash
+        self.trees: dict[str, dict[str, str]] = {}  # tree hash -> {path below it: blob hash}
+        self.commits: dict[str, dict[str, str]] = {}  # commit -> {path: blob hash}
         self.renames: dict[tuple[str, str], dict[str, str]] = {}
-        self.listed: dict[str, list[str]] = {}
+
+    def files(self, commit: str) -> dict[str, str]:
+        """Every regular file of the commit (no link, no submodule), with its blob hash."""
+        if commit not in self.commits:
+            found = self.objects.read(f"{commit}^{{tree}}")
+            if found is None:
+                raise GitError(f"unknown commit {commit[:12]}")
+            try:
+                self.commits[commit] = self.tree_files(found[0])
+            except RecursionError:
+                raise GitError(f"the tree of {commit[:12]} is nested too deeply") from None
+        return self.commits[commit]
+
+    def tree_files(self, sha: str) -> dict[str, str]:
+        if sha not in self.trees:
+            files = {}
+            for mode, name, entry in self.objects.tree(sha):
+                if mode in REGULAR_FILE_MODES:
+                    files[name] = entry
+                elif mode == TREE_MODE:
+                    for below, blob in self.tree_files(entry).items():
+                        files[f"{name}/{below}"] = blob
+            self.trees[sha] = files
+        return self.trees[sha]
 
     def file(self, commit: str, path: str) -> ParsedFile:
         """The file at commit, parsed; GitError or PinError when it cannot be read."""
         sha = self.blob(commit, path)
         parsed = self.parsed.get(sha)
         if parsed is None:
-            lines = source_lines(self.texts[sha])
-            sites = tuple(python_sites(self.texts[sha], path, self.arguments))
+            text = self.text_of(sha, path)
+            sites = tuple(python_sites(text, path, self.arguments))
             templates = tuple(canonical(site.template) for site in sites)
             words = tuple(tuple(TOKEN_RE.findall(t)) for t in templates)
-            parsed = self.parsed[sha] = ParsedFile(lines, sites, templates, words)
+            parsed = self.parsed[sha] = ParsedFile(source_lines(text), sites, templates, words)
         return parsed
 
     def blob(self, commit: str, path: str) -> str:
-        key = (commit, path)
-        if key not in self.blobs:
+        """The blob hash of path at commit; GitError when there is no such file."""
+        sha = self.files(commit).get(path)
+        if sha is None:
+            raise GitError(f"{path} does not exist at commit {commit[:12]}")
+        return sha
+
+    def text_of(self, sha: str, path: str) -> str:
+        """A blob's text; GitError or PinError when it cannot be read as source."""
+        if sha not in self.texts:
+            found = self.objects.read(sha)
             try:
-                sha, data = self.objects.blob(commit, path)
-                if sha not in self.texts:
-                    self.texts[sha] = decode_source(data, path)
-                self.blobs[key] = sha
+                if found is None or found[1] != "blob":
+                    raise GitError(f"{path}: object {sha[:12]} is missing")
+                self.texts[sha] = decode_source(found[2], path)
             except (GitError, PinError) as exc:
-                self.blobs[key] = exc
-        found = self.blobs[key]
-        if isinstance(found, Exception):
-            raise found
-        return found
+                self.texts[sha] = exc
+        text = self.texts[sha]
+        if isinstance(text, Exception):
+            raise text
+        return text
 
     def exists(self, commit: str, path: str) -> bool:
-        try:
-            self.blob(commit, path)
-        except (GitError, PinError):
-            return False
-        return True
+        return path in self.files(commit)
 
     def text(self, commit: str, path: str) -> str | None:
         try:
-            return self.texts[self.blob(commit, path)]
+            return self.text_of(self.blob(commit, path), path)
         except (GitError, PinError):
             return None
 
+    def words_of(self, commit: str, path: str) -> frozenset[str]:
+        """The words of four letters or more in a file's code (none when it cannot be read)."""
+        sha = self.blob(commit, path)
+        if sha not in self.words:
+            text = self.text(commit, path)
+            found = WORD_RE.findall(ESCAPE_RE.sub(" ", text)) if text is not None else []
+            self.words[sha] = frozenset(found)
+        return self.words[sha]
+
     def renamed(self, old: str, new: str, path: str) -> str | None:
-        """Where git's rename detection says path went between two commits."""
+        """Where path went between two commits: where git's rename detection says, else the
+        one file at `new` that ends as it does in the most folders (`src/pkg/a.py` for
+        `pkg/a.py`: a small file changed as it moved is not a rename to git)."""
         if (old, new) not in self.renames:
             self.renames[old, new] = renamed_paths(self.repository, old, new)
-        return self.renames[old, new].get(path)
+        found = self.renames[old, new].get(path)
+        if found is not None:
+            return found
+        parts = path.split("/")
+        alike: dict[int, list[str]] = {}
+        for other in self.files(new):
+            if other.rpartition("/")[2] == parts[-1]:
+                pairs = zip(reversed(parts), reversed(other.split("/")), strict=False)
+                shared = sum(1 for _ in itertools.takewhile(lambda pair: pair[0] == pair[1], pairs))
+                alike.setdefault(shared, []).append(other)
+        best = alike[max(alike)] if alike else []
+        return best[0] if len(best) == 1 else None
 
     def python_files(self, commit: str) -> list[str]:
-        if commit not in self.listed:
-            self.listed[commit] = [
-                path
-                for path in list_files(self.repository, commit)
-                if path.endswith(PYTHON_SUFFIXES) and is_repo_path(path)
-            ]
-        return self.listed[commit]
+        return sorted(
+            path
+            for path in self.files(commit)
+            if path.endswith(PYTHON_SUFFIXES) and is_repo_path(path)
+        )
 
 
 def python_sites(source: str, path: str, arguments: Mapping[str, int | str]) -> list[RaiseSite]:
@@ -173,37 +225,39 @@ def python_sites(source: str, path: str, arguments: Mapping[str, int | str]) -> 
         return []
 
 
-def check_pinned(code: Code, record: Record, commit: str) -> str:
-    """'' when the snippet is the file at the pinned commit and raises there, else a status."""
+def check_pinned(code: Code, record: Record, commit: str) -> tuple[str, RaiseSite | None]:
+    """The raise of the record's message at the pinned line, when the snippet is the file at
+    the pinned commit; else a status, and no raise."""
     source_path = record.source.path
     try:
         pinned = code.file(commit, source_path)
     except (GitError, PinError) as exc:
-        return f"corrupt: {exc}"
+        return f"corrupt: {exc}", None
     snippet = record.source.snippet
     if pinned.lines[snippet.start_line - 1 : snippet.end_line] != snippet.lines:
-        return "corrupt: the stored snippet differs from the file at the pinned commit"
-    if source_path.endswith(PYTHON_SUFFIXES):
-        wanted = canonical(record.message)
-        if not any(
-            template == wanted and site.line <= record.source.line <= site.end_line
-            for site, template in zip(pinned.sites, pinned.templates, strict=True)
-        ):
-            return "mismatch: the pinned line does not raise this message"
-    return ""
+        return "corrupt: the stored snippet differs from the file at the pinned commit", None
+    if not source_path.endswith(PYTHON_SUFFIXES):
+        return "", None
+    wanted = canonical(record.message)
+    for site, template in zip(pinned.sites, pinned.templates, strict=True):
+        if template == wanted and site.line <= record.source.line <= site.end_line:
+            return "", site
+    return "mismatch: the pinned line does not raise this message", None
 
 
 @dataclass(frozen=True)
 class Candidate:
-    """A raise at REV that may be a record's, and how good a match it is."""
+    """A raise at REV that may be the one looked for, and how good a match it is."""
 
-    record: int  # index of the record
+    index: int  # of the raise looked for
     path: str
     site: RaiseSite
-    tier: int  # 0: the same message and class; 1: the same message; 2: a message alike
-    elsewhere: bool  # in another file than the record's
+    # 0: the same message and class; 1: the same message; 2: a message alike, or reworded in
+    # place (the same function, class and placeholders)
+    tier: int
+    elsewhere: bool  # in another file than the one looked in first
     ratio: float  # how alike the messages are (1.0: the same)
-    distance: int  # lines from where the record was (in its own file)
+    distance: int  # lines from where it was (in its own file)
 
     @property
     def rank(self) -> tuple[int, bool, float, int, str, int]:
@@ -213,29 +267,46 @@ class Candidate:
 
 @dataclass(frozen=True)
 class Wanted:
-    """A record that raises at its pinned commit, looked for at REV."""
+    """A raise looked for at another commit: a record's at its pinned commit, or the one an
+    earlier release raised."""
 
-    record: Record
-    path: str | None  # its file at REV (followed through a rename), if it is there
+    path: str | None  # its file at the commit looked in (followed through a rename), if there
+    line: int
+    exception: str
     message: str  # canonical template
     words: tuple[str, ...]  # its words, for `similarity`
     keyword: str | None  # its longest word: a message reworded elsewhere still has it
+    scope: str  # the classes and function it is in
+    names: tuple[str, ...]  # its placeholders' names, sorted: a rewording in place keeps them
 
     @classmethod
-    def of(cls, record: Record, path: str | None) -> Wanted:
-        message = canonical(record.message)
+    def of(
+        cls, message: str, exception: str, line: int, path: str | None, site: RaiseSite | None
+    ) -> Wanted:
+        message = canonical(message)
         longest = sorted(WORD_RE.findall(message), key=lambda word: (-len(word), word))
         return cls(
-            record, path, message, tuple(TOKEN_RE.findall(message)), next(iter(longest), None)
+            path,
+            line,
+            exception,
+            message,
+            tuple(TOKEN_RE.findall(message)),
+            next(iter(longest), None),
+            site.scope if site else "",
+            placeholders(site.template) if site else (),
         )
+
+
+def placeholders(template: str) -> tuple[str, ...]:
+    return tuple(sorted(part.name for part in message_parts(template) if part.is_placeholder))
 
 
 def candidates(
     code: Code, target: str, index: int, wanted: Wanted, paths: Iterable[str], exact: bool
 ) -> list[Candidate]:
-    """The raises in these files that could be the record's: the same message (exact), or
-    (not exact) one alike enough."""
-    record, found = wanted.record, []
+    """The raises in these files that could be the one wanted: the same message (exact), or
+    (not exact) one alike enough, or reworded in place."""
+    found = []
     for path in paths:
         place = 0 if path == wanted.path else 1
         floor = CHANGED_SIMILARITY if place == 0 else CHANGED_SIMILARITY_ELSEWHERE
@@ -244,15 +315,29 @@ def candidates(
             if (template == wanted.message) != exact:
                 continue
             if exact:
-                tier, ratio = (0 if same_exception(record.exception, site.exception) else 1), 1.0
+                tier = 0 if same_exception(wanted.exception, site.exception) else 1
+                ratio = 1.0
             else:
                 tier, ratio = 2, similarity(wanted.words, words, floor)
                 kept = place == 0 or wanted.keyword is None or wanted.keyword in words
                 if ratio < floor or not kept:
-                    continue
-            distance = abs(site.line - record.source.line) if place == 0 else 0
+                    if not (place == 0 and reworded_in_place(wanted, site)):
+                        continue
+                    ratio = similarity(wanted.words, words, 0.0)
+            distance = abs(site.line - wanted.line) if place == 0 else 0
             found.append(Candidate(index, path, site, tier, place == 1, ratio, distance))
     return found
+
+
+def reworded_in_place(wanted: Wanted, site: RaiseSite) -> bool:
+    """A raise of the same class, in the same function, with the same placeholders: the same
+    check, whatever its words now (`unknown widget {name!r}` → `no widget named {name!r}`)."""
+    return (
+        bool(wanted.names)
+        and site.scope == wanted.scope
+        and same_exception(wanted.exception, site.exception)
+        and placeholders(site.template) == wanted.names
+    )
 
 
 def similarity(a: tuple[str, ...], b: tuple[str, ...], floor: float) -> float:
@@ -277,9 +362,8 @@ def files_with_words(code: Code, target: str, vocabulary: set[str]) -> dict[str,
     if not vocabulary:
         return found
     for path in code.python_files(target):
-        text = None if is_test_path(path) else code.text(target, path)
-        if text is not None:
-            for word in vocabulary.intersection(WORD_RE.findall(ESCAPE_RE.sub(" ", text))):
+        if not is_test_path(path):
+            for word in vocabulary.intersection(code.words_of(target, path)):
                 found[word].add(path)
     return found
 
@@ -301,8 +385,8 @@ def assign(
     assigned in two branches is two raises, one per message)."""
     for pair in sorted(pairs, key=lambda pair: pair.rank):
         spot = (pair.path, pair.site.line, pair.site.template)
-        if pair.record not in chosen and spot not in taken:
-            chosen[pair.record] = pair
+        if pair.index not in chosen and spot not in taken:
+            chosen[pair.index] = pair
             taken.add(spot)
 
 
@@ -398,6 +482,7 @@ def run_drift(
     problems = [d.format().splitlines()[0] for d in diagnostics if d.level.value == "error"]
     ordered = [r for r in sorted(records, key=lambda r: r.id) if repo is None or r.repo == repo]
     rows: dict[str, DriftRow] = {}
+    looked_for: list[Record] = []
     wanted: list[Wanted] = []
     with ObjectReader(repository) as objects:
         code = Code(repository, objects, message_arguments(loaded))
@@ -412,7 +497,7 @@ def run_drift(
                         row, "unknown-commit", detail="the pinned commit is not here"
                     )
                 continue
-            problem = check_pinned(code, record, commit)
+            problem, site = check_pinned(code, record, commit)
             if problem:
                 status, detail = problem.split(": ", 1)
                 rows[record.id] = replace_row(row, status, detail=detail)
@@ -420,14 +505,16 @@ def run_drift(
             path: str | None = record.source.path
             if not code.exists(target, record.source.path):
                 path = code.renamed(commit, target, record.source.path)
-            wanted.append(Wanted.of(record, path))
+            looked_for.append(record)
+            source = record.source
+            wanted.append(Wanted.of(record.message, record.exception, source.line, path, site))
         matches = match_raises(code, target, wanted)
-        for index, item in enumerate(wanted):
-            row = matched_row(pinned_row(item.record), item.record, matches.get(index), target)
-            rows[item.record.id] = row
+        for index, record in enumerate(looked_for):
+            row = matched_row(pinned_row(record), record, matches.get(index), target)
+            rows[record.id] = row
         report = DriftReport(target, [rows[r.id] for r in ordered if r.id in rows], [], problems)
         if update:
-            repin(content_root, code, target, wanted, matches, rows, report)
+            repin(content_root, code, target, looked_for, matches, rows, report)
     return report
 
 
@@ -435,15 +522,15 @@ def repin(
     content_root: Path,
     code: Code,
     target: str,
-    wanted: list[Wanted],
+    records: list[Record],
     matches: dict[int, Candidate],
     rows: dict[str, DriftRow],
     report: DriftReport,
 ) -> None:
     """Pin `same` and `moved` records to REV (never `changed` ones), then delete the snippet
     files of errpages' making that no record of these repositories uses any more."""
-    for index, item in enumerate(wanted):
-        record, match = item.record, matches.get(index)
+    for index, record in enumerate(records):
+        match = matches.get(index)
         if match is None or rows[record.id].status not in ("same", "moved"):
             continue
         lines = code.file(target, match.path).lines
@@ -461,7 +548,7 @@ def repin(
             )
             continue
         report.updated.append(record.id)
-    repos = {item.record.repo for item in wanted}
+    repos = {record.repo for record in records}
     report.removed_snippets = remove_unused_snippets(content_root, repos)
 
 

@@ -36,6 +36,7 @@ class RaiseSite:
     # the body the statement holding that body is in, and so on out to the module.
     bodies: tuple[Span, ...] = field(default=(), compare=False)
     function: tuple[int, int] | None = field(default=None, compare=False)  # the def it is in
+    scope: str = field(default="", compare=False)  # the classes and defs it is in: `Model.check`
 
 
 @dataclass(frozen=True)
@@ -131,10 +132,31 @@ def placeholder(name: str, conversion: str = "", spec: str = "") -> str:
     )
 
 
+# Functions that mark a literal for translation and return it (or its translation): the
+# message is the literal's (`_("Invalid value %r") % value`).
+TRANSLATE_FUNCTIONS = frozenset({"_", "gettext", "gettext_lazy", "ugettext", "gettext_noop"})
+
+
+def literal_text(node: ast.expr) -> str | None:
+    """A string literal's text, also when it is marked for translation; None for the rest."""
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in TRANSLATE_FUNCTIONS
+        and len(node.args) == 1
+        and not node.keywords
+    ):
+        node = node.args[0]
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    return None
+
+
 def template_of(node: ast.expr, names: _Names) -> str | None:
     """The message template an expression builds, or None when it is not built from literals."""
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return escape_literal(node.value)
+    text = literal_text(node)
+    if text is not None:
+        return escape_literal(text)
     if isinstance(node, ast.JoinedStr):
         return fstring_template(node, names)
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
@@ -146,17 +168,12 @@ def template_of(node: ast.expr, names: _Names) -> str | None:
             right if right is not None else placeholder(names.name(node.right))
         )
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
-        if isinstance(node.left, ast.Constant) and isinstance(node.left.value, str):
-            return percent_template(node.left.value, node.right, names)
-        return None
-    if (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr == "format"
-        and isinstance(node.func.value, ast.Constant)
-        and isinstance(node.func.value.value, str)
-    ):
-        return format_template(node.func.value.value, node, names)
+        text = literal_text(node.left)
+        return None if text is None else percent_template(text, node.right, names)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        text = literal_text(node.func.value)
+        if node.func.attr == "format" and text is not None:
+            return format_template(text, node, names)
     return None
 
 
@@ -405,6 +422,7 @@ class _Scanner:
         self.skipped: list[Skipped] = []
         self.bodies: list[Span] = []  # the bodies the walk is in, outermost first
         self.functions: list[tuple[int, int]] = []
+        self.names: list[str] = []  # the classes and functions the walk is in
         self.scope: ast.AST = ast.Module([], [])  # the function (or module) of the raise at hand
         # Per function (or module): each name's bindings, and where each statement is.
         self.scopes: dict[int, tuple[dict[str, list[ast.stmt]], dict[int, Branch]]] = {}
@@ -420,12 +438,17 @@ class _Scanner:
                 self.scope = scope
                 self.visit_assert(node)
             function = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            named = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
             if function:
                 self.functions.append(statement_span(node))
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                self.names.append(node.name)
             for body in inner_bodies(node):
                 self.scan(body, node if function else scope)
             if function:
                 self.functions.pop()
+            if named:
+                self.names.pop()
         self.bodies.pop()
 
     def messages_of(self, message: ast.expr, raised: ast.stmt) -> list[ast.expr]:
@@ -493,6 +516,7 @@ class _Scanner:
                     template=template,
                     bodies=tuple(reversed(self.bodies)),
                     function=self.functions[-1] if self.functions else None,
+                    scope=".".join(self.names),
                 )
             )
 

@@ -128,6 +128,19 @@ class ObjectReader:
             raise GitError(f"{path} is a {kind} at commit {commit[:12]}, not a file")
         return sha, data
 
+    def tree(self, sha: str) -> list[tuple[str, str, str]]:
+        """The entries of a tree object: (mode, name, hash) each."""
+        found = self.read(sha)
+        if found is None or found[1] != "tree":
+            raise GitError(f"{sha[:12]} is not a tree")
+        data, entries, at = found[2], [], 0
+        while at < len(data):
+            space, nul = data.index(b" ", at), data.index(b"\0", at)
+            name = data[space + 1 : nul].decode("utf-8", errors="surrogateescape")
+            entries.append((data[at:space].decode(), name, data[nul + 1 : nul + 21].hex()))
+            at = nul + 21
+        return entries
+
     def commit(self, rev: str) -> str | None:
         """The full hash of the commit `rev` names (a hash or part of one), or None."""
         if rev.startswith("-"):

@@ -9,7 +9,16 @@ from typing import Any
 from generator.content.record_schema import record_schema
 from generator.outputs import OutputFile
 from generator.site import urls
-from generator.site.model import ErrorLinks, LinkRef, Record, RecordSummary, Site, SiteConfig
+from generator.site.history import history_data
+from generator.site.model import (
+    ErrorHistory,
+    ErrorLinks,
+    LinkRef,
+    Record,
+    RecordSummary,
+    Site,
+    SiteConfig,
+)
 
 
 def dump_json(data: Any, indent: int | None = 2) -> bytes:
@@ -79,9 +88,13 @@ def record_data(record: Record) -> dict[str, Any]:
     }
 
 
-def error_data(record: Record, links: ErrorLinks, config: SiteConfig) -> dict[str, Any]:
-    """The record plus what the build resolved: URLs, source permalink, related and backlinks."""
+def error_data(
+    record: Record, links: ErrorLinks, config: SiteConfig, history: ErrorHistory | None = None
+) -> dict[str, Any]:
+    """The record plus what the build resolved: URLs, source permalink, related and backlinks,
+    and in which releases it is raised (when `errpages history` found it)."""
     page = urls.error_page(record.id)
+    extra = {"history": history_data(history)} if history is not None else {}
     return {
         **record_data(record),
         "resolved": {
@@ -92,6 +105,7 @@ def error_data(record: Record, links: ErrorLinks, config: SiteConfig) -> dict[st
             "id_derived": record.id_derived,
             "related": [link_data(ref, config) for ref in links.related],
             "backlinks": [link_data(ref, config) for ref in links.backlinks],
+            **extra,
         },
     }
 

@@ -31,6 +31,7 @@ from generator.render.templates import error_page_context, make_environment
 from generator.site import urls
 from generator.site.model import (
     DriftNote,
+    ErrorHistory,
     ErrorLinks,
     Record,
     RecordSummary,
@@ -61,7 +62,7 @@ class UnitEntry(NamedTuple):
     index_entry: str  # its entry in api/errors/index.json
 
 
-RenderItem = tuple[Record, ErrorLinks, DriftNote | None]
+RenderItem = tuple[Record, ErrorLinks, DriftNote | None, ErrorHistory | None]
 
 
 @dataclass(frozen=True)
@@ -76,11 +77,16 @@ class UnitResult:
 
 
 def render_unit(
-    task: RenderTask, env: Environment, record: Record, links: ErrorLinks, drift: DriftNote | None
+    task: RenderTask,
+    env: Environment,
+    record: Record,
+    links: ErrorLinks,
+    drift: DriftNote | None,
+    history: ErrorHistory | None,
 ) -> UnitResult:
     """Render, check and stage one record's page and JSON."""
     page_path = urls.error_page(record.id)
-    context = error_page_context(record, links, task.config, drift)
+    context = error_page_context(record, links, task.config, drift, history)
     html = env.get_template("error.html").render(context)
     when = context["when"]
     rendered = [context["meaning_html"], *context["solutions_html"]]
@@ -90,15 +96,17 @@ def render_unit(
     json_path = urls.error_json(record.id)
     files = (
         (page_path, task.staging.put(page_path, html.encode())),
-        (json_path, task.staging.put(json_path, error_line(record, links, task.config))),
+        (json_path, task.staging.put(json_path, error_line(record, links, task.config, history))),
     )
     words = " ".join(meaning_words(record, [str(h) for h in rendered]))
     return UnitResult(record.id, files, words, tuple(cross), tuple(diagnostics))
 
 
-def error_line(record: Record, links: ErrorLinks, config: SiteConfig) -> bytes:
+def error_line(
+    record: Record, links: ErrorLinks, config: SiteConfig, history: ErrorHistory | None
+) -> bytes:
     """The error's JSON file: one line, the same as its line in api/errors.ndjson."""
-    data = error_data(record, links, config)
+    data = error_data(record, links, config, history)
     return f"{json.dumps(data, ensure_ascii=False)}\n".encode()
 
 
@@ -125,14 +133,14 @@ def unit_input(
     digests: Digests,
     face: Callable[[str], str | None],
 ) -> str:
-    """A record's outputs' inputs, as one digest: its version, its drift note, its label, and
-    the faces (`face_digest`) of its related errors, backlinks and neighbours in its source
-    file."""
+    """A record's outputs' inputs, as one digest: its version, its drift note, its history,
+    its label, and the faces (`face_digest`) of its related errors, backlinks and neighbours
+    in its source file."""
     related, backlinks = site.links.ids(record.id)
     before, after = site.links.neighbours[record.id]
     drift = site.drift_note(record) if site.drift else None
     shown = tuple(map(face, related)), tuple(map(face, backlinks))
-    own = (version(record.file), drift, shown, (face(before), face(after)))
+    own = (version(record.file), drift, site.history(record), shown, (face(before), face(after)))
     return digests.of(record.id, (*own, site.links.labels[record.id]))
 
 
@@ -149,7 +157,8 @@ def unit_entry(summary: RecordSummary, inputs: str, result: UnitResult, site: Si
 
 def record_extras(site: Site, record: Record) -> tuple[bytes, str]:
     """What site-wide files need from a record whose page another shard renders."""
-    return error_line(record, site.links[record.id], site.config), record_words(record)
+    history = site.histories.get((record.repo, record.id))
+    return error_line(record, site.links[record.id], site.config, history), record_words(record)
 
 
 def record_words(record: Record) -> str:
@@ -177,7 +186,9 @@ def render_units(
     """Render these records' outputs, in the build's worker processes when it pays (each
     record goes to them with its links, so a worker holds only the records it renders), else
     here, with this process's template environment."""
-    items = [(site.record(s), site.links[s.id], site.drift_note(s)) for s in records]
+    items = [
+        (site.record(s), site.links[s.id], site.drift_note(s), site.history(s)) for s in records
+    ]
     yield from pool.map(render_chunk, start_worker, task, items, here=(task, env))
 
 

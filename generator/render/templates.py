@@ -40,9 +40,11 @@ from generator.render.pylex import PYTHON_LANGUAGES, logical_line
 from generator.render.reveal import finalize, reveal_html, reveal_text
 from generator.render.themes import theme_layers
 from generator.site import urls
+from generator.site.history import glance, history_changes, release_label
 from generator.site.links import short_text
 from generator.site.model import (
     DriftNote,
+    ErrorHistory,
     ErrorLinks,
     LinkRef,
     Record,
@@ -291,6 +293,21 @@ def drift_text(note: DriftNote | None) -> str:
     return DRIFT_NOTES[note.status].format(commit=note.checked_commit[:10], now=note.now)
 
 
+def history_context(
+    history: ErrorHistory | None, record: Record, config: SiteConfig
+) -> dict[str, Any] | None:
+    """The line under the title and the History section, when the error's releases are known."""
+    if history is None or not history.runs:
+        return None
+    since = history.not_raised_since
+    return {
+        "glance": glance(history),
+        "changes": history_changes(history, record.repo, config),
+        "not_raised_since": release_label(since) if since else "",
+        "latest": release_label(history.latest),
+    }
+
+
 # `analysis.by` that says how the analysis was made ("AI-assisted"), not who made it.
 HOW_ANALYSED_RE = re.compile(r"(?i)(assisted|generated|automated|reviewed|written)$")
 
@@ -305,7 +322,11 @@ def analysed_by(record: Record) -> dict[str, str]:
 
 
 def error_page_context(
-    record: Record, links: ErrorLinks, config: SiteConfig, drift: DriftNote | None = None
+    record: Record,
+    links: ErrorLinks,
+    config: SiteConfig,
+    drift: DriftNote | None = None,
+    history: ErrorHistory | None = None,
 ) -> dict[str, Any]:
     """Everything error.html needs; depends on the record, its links and the settings only."""
     path = urls.error_page(record.id)
@@ -328,6 +349,7 @@ def error_page_context(
         "source_url": urls.source_url(config, record),
         "source_host": config.source_for(record.repo)[1],
         "drift_note": drift_text(drift),
+        "history": history_context(history, record, config),
         "retired_note_html": Markup(render_markdown(record.retired.note))
         if record.retired and record.retired.note
         else "",
@@ -366,9 +388,10 @@ def render_error_page(
     links: ErrorLinks,
     config: SiteConfig,
     drift: DriftNote | None = None,
+    history: ErrorHistory | None = None,
 ) -> str:
     """Render one error page."""
-    context = error_page_context(record, links, config, drift)
+    context = error_page_context(record, links, config, drift, history)
     return env.get_template("error.html").render(context)
 
 

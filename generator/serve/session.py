@@ -199,10 +199,12 @@ class Session:
         def page() -> bytes:
             record, note = site.record(summary), site.drift_note(summary)
             env, links = linked.theme.env, site.links[error_id]
-            return render_error_page(env, record, links, site.config, note).encode()
+            history = site.history(summary)
+            return render_error_page(env, record, links, site.config, note, history).encode()
 
         def data() -> bytes:
-            return error_line(site.record(summary), site.links[error_id], site.config)
+            record, links = site.record(summary), site.links[error_id]
+            return error_line(record, links, site.config, site.history(summary))
 
         make = data if path.endswith(".json") else page
         return Planned(path, summary.file, (inputs,), make)
@@ -220,7 +222,9 @@ class Session:
 
         def dump() -> bytes:
             lines = (
-                error_line(site.record(record), site.links[record.id], site.config)
+                error_line(
+                    site.record(record), site.links[record.id], site.config, site.history(record)
+                )
                 for record in site.records
             )
             return b"".join(lines)

@@ -230,6 +230,42 @@ class DriftNote:
     now: str = ""
 
 
+@dataclass(frozen=True)
+class Release:
+    """A release of a repository (a version tag), or its unreleased code."""
+
+    name: str
+    commit: str
+
+
+@dataclass(frozen=True)
+class RaisedRun:
+    """Consecutive releases that raise an error the same way."""
+
+    first: Release
+    last: Release
+    after: Release | None  # the release after it, when it is not the latest
+    first_index: int  # of `first` among the repository's releases, oldest first
+    last_index: int
+    message: str  # the template, as those releases raise it
+    exception: str
+    path: str
+    line: int
+
+
+@dataclass(frozen=True)
+class ErrorHistory:
+    """In which releases an error is raised, as `errpages history` found it."""
+
+    runs: tuple[RaisedRun, ...]  # oldest first
+    latest: Release  # the repository's latest release (or its unreleased code)
+
+    @property
+    def not_raised_since(self) -> Release | None:
+        """The release after the last one raising it, when the latest does not."""
+        return self.runs[-1].after if self.runs else None
+
+
 class RecordStore:
     """Full records by file: those validated in this build, the others read when asked for.
 
@@ -264,9 +300,16 @@ class Site:
     links: LinkGraph
     drift: dict[str, DriftNote] = field(default_factory=dict)
     store: RecordStore = field(default_factory=RecordStore, compare=False)
+    # From content/history/: each repository's releases, oldest first, and each error's.
+    releases: dict[str, tuple[Release, ...]] = field(default_factory=dict)
+    histories: dict[tuple[str, str], ErrorHistory] = field(default_factory=dict)  # (repo, id)
 
     def record(self, summary: RecordSummary) -> Record:
         return self.store.get(summary)
+
+    def history(self, summary: RecordSummary) -> ErrorHistory | None:
+        """In which releases of its repository the error is raised, when that was found."""
+        return self.histories.get((summary.repo, summary.id))
 
     def drift_note(self, summary: RecordSummary) -> DriftNote | None:
         """The saved drift status, if it was taken for the commit the record is pinned to now."""

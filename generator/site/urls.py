@@ -88,14 +88,29 @@ def fill_template(template: str, values: dict[str, str]) -> str:
 
 def source_url(config: SiteConfig, record: Record) -> str:
     """Link to the raising line at the pinned commit on the repository's source host."""
-    source = record.source
-    template, _ = config.source_for(record.repo)
+    source, snippet = record.source, record.source.snippet
+    return line_url(
+        config,
+        record.repo,
+        source.commit,
+        source.path,
+        source.line,
+        snippet.start_line,
+        snippet.end_line,
+    )
+
+
+def line_url(
+    config: SiteConfig, repo: str, commit: str, path: str, line: int, start: int, end: int
+) -> str:
+    """Link to a line of a file at a commit on the repository's source host."""
+    template, _ = config.source_for(repo)
     values = {
-        "repo": record.repo,
-        "commit": source.commit,
-        "path": source.path,
-        "line": str(source.line),
-        "start": str(source.snippet.start_line),
-        "end": str(source.snippet.end_line),
+        "repo": repo,
+        "commit": commit,
+        "path": path,
+        "line": str(line),
+        "start": str(start),
+        "end": str(end),
     }
     return fill_template(template, values)

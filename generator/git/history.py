@@ -1,0 +1,413 @@
+"""`errpages history`: in which releases each error is raised, and how.
+
+Releases are the repository's tags that read as versions (PEP 440: `1.2`, `v1.2.3`,
+`2.0.0.post1`), ordered as versions; pre-releases and tags that are not versions (`1.x`)
+are left out unless `--tags` names them. The commit documented (REV), when no release has
+it yet, comes last, as `unreleased`.
+
+Each record is followed from its pinned commit release by release, outwards both ways,
+with drift's matching (one raise to one record, in each release): what is looked for in a
+release is the raise found in the one next to it, so a message reworded a little at a
+time, a file renamed and a raise moved are followed. A release that does not raise it
+keeps the last raise found to look for, so an error gone and back is found again.
+
+What it finds lives in content/history/OWNER/NAME.json, written here only, one line per
+release and one per run of releases raising an error the same way: a pull request shows
+what a release changed, and a run after a new tag reads it back and looks at that tag.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from packaging.version import InvalidVersion, Version
+
+from generator.content.files import atomic_write_text, refuse_link
+from generator.content.history import (
+    MATCHER,
+    UNRELEASED,
+    Found,
+    Pinned,
+    StoredHistory,
+    history_path,
+    history_text,
+    parse_history,
+)
+from generator.content.loader import load_content
+from generator.content.schema import validate_records
+from generator.diagnostics import printable
+from generator.git.drift import Code, Wanted, check_pinned, match_raises
+from generator.git.pinning import PinError, message_arguments, same_exception
+from generator.git.pyraises import RaiseSite, canonical
+from generator.git.repo import GitError, ObjectReader, Repository, open_repository, resolve_commit
+from generator.site.model import Record, Release
+
+
+@dataclass
+class HistoryReport:
+    repo: str
+    releases: list[Release]
+    found: dict[str, dict[str, Found | None]]  # record id -> release name -> how it is raised
+    problems: list[str]
+    looked_at: int  # releases looked at in this run (the others were known)
+    path: Path | None = None  # the history file written
+
+
+class HistoryError(Exception):
+    """`errpages history` cannot run: no repository, no release, an unreadable history file."""
+
+
+def release_version(tag: str, prefix: str = "") -> Version | None:
+    """The version a tag names (`v1.2.3`, or `pkg-v1.2` under the prefix `pkg-`), if any."""
+    try:
+        return Version(tag[len(prefix) :] if tag.startswith(prefix) else tag)
+    except InvalidVersion:
+        return None
+
+
+def glob_prefix(pattern: str) -> str:
+    """The literal text a tag glob begins with (`pkg-v*` → `pkg-`, its `v` read as a
+    version's): what is taken off a tag before it is read as a version."""
+    head = next((i for i, c in enumerate(pattern) if c in "*?["), len(pattern))
+    return pattern[:head].rstrip("vV") if head < len(pattern) else ""
+
+
+def release_tags(repository: Repository, pattern: str | None) -> list[Release]:
+    """The tags that read as versions, oldest version first (one tag per version): without a
+    pattern, final releases only; with one, the tags it matches, pre-releases too."""
+    out = repository.run(
+        "for-each-ref",
+        "--format=%(refname:strip=2)%00%(objecttype)%00%(objectname)%00%(*objecttype)%00%(*objectname)",
+        "refs/tags",
+    )
+    prefix = glob_prefix(pattern) if pattern else ""
+    versions: dict[Version, Release] = {}
+    for line in out.decode("utf-8", "surrogateescape").splitlines():
+        name, kind, sha, peeled_kind, peeled = (line.split("\0") + [""] * 5)[:5]
+        commit = sha if kind == "commit" else peeled if peeled_kind == "commit" else ""
+        if not commit or "\n" in name or not name.isprintable():
+            continue
+        if pattern is not None and not fnmatch.fnmatchcase(name, pattern):
+            continue
+        version = release_version(name, prefix)
+        if version is None or (pattern is None and (version.is_prerelease or version.local)):
+            continue
+        if version not in versions or name < versions[version].name:
+            versions[version] = Release(name, commit)
+    return [versions[version] for version in sorted(versions)]
+
+
+def containing(repository: Repository, commit: str) -> set[str]:
+    """The tags whose history has the commit."""
+    out = repository.run(
+        "for-each-ref", f"--contains={commit}", "--format=%(refname:strip=2)", "refs/tags"
+    )
+    return set(out.decode("utf-8", "surrogateescape").splitlines())
+
+
+def is_ancestor(repository: Repository, commit: str, descendant: str) -> bool:
+    try:
+        repository.run("merge-base", "--is-ancestor", commit, descendant)
+    except GitError:
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class Seen:
+    """The last raise found of a record on a walk: what is looked for in the next release."""
+
+    found: Found
+    commit: str  # where it was found
+    site: RaiseSite | None  # its raise, when parsed in this run
+
+
+@dataclass
+class Followed:
+    """A record followed through the releases: where its walks start (the index of the first
+    release that has its pinned commit), and the last raise seen on the walk at hand."""
+
+    record: Record
+    anchor: int
+    start: Seen
+    last: Seen
+    at: str  # the commit of the last step of the walk at hand
+
+
+def run_history(
+    content_root: Path,
+    repo_dir: Path,
+    repo: str | None = None,
+    pattern: str | None = None,
+    rev: str = "HEAD",
+    progress: Callable[[int, int], None] | None = None,
+) -> HistoryReport:
+    """Find in which releases every record of the repository is raised, and save it."""
+    repository = open_repository(repo_dir)
+    target = resolve_commit(repository, rev)
+    loaded, _ = load_content(content_root)
+    records, diagnostics = validate_records(loaded.records, loaded.snippets)
+    problems = [d.format().splitlines()[0] for d in diagnostics if d.level.value == "error"]
+    found_releases = release_tags(repository, pattern)
+    if not containing(repository, target) & {release.name for release in found_releases}:
+        found_releases.append(Release(UNRELEASED, target))
+    with ObjectReader(repository) as objects:
+        code = Code(repository, objects, message_arguments(loaded))
+        chosen = records_of(records, repo, objects)
+        if not chosen:
+            where = f"no record of {repo}" if repo else "no record"
+            raise HistoryError(f"{where} is pinned to a commit of {repo_dir}")
+        repo = chosen[0].repo
+        path = history_path(content_root, repo)
+        arguments = sorted([name, where] for name, where in code.arguments.items())
+        stored = read_history(path, arguments) if path.exists() else StoredHistory()
+        followed = start(code, repository, chosen, found_releases, problems)
+        known = known_findings(stored, followed, found_releases)
+        found, looked_at = walk(code, found_releases, followed, known, progress)
+    report = HistoryReport(repo, found_releases, found, problems, looked_at, path)
+    pinned = {item.record.id: pinned_of(item.record) for item in followed}
+    for folder in (path.parent.parent, path.parent):
+        refuse_link(folder)
+    saved = StoredHistory(repo, found_releases, pinned, found, arguments)
+    atomic_write_text(path, history_text(saved))
+    return report
+
+
+def records_of(records: Iterable[Record], repo: str | None, objects: ObjectReader) -> list[Record]:
+    """The records (drafts too) of the repository, by id; by default, of the one whose
+    records are pinned to its commits."""
+    chosen = sorted(
+        (r for r in records if repo is None or r.repo == repo),
+        key=lambda r: r.id,
+    )
+    if repo is None:
+        here = {r.repo for r in chosen if objects.commit(r.source.commit) is not None}
+        if len(here) > 1:
+            raise HistoryError(
+                f"records of {len(here)} repositories are pinned here; choose one with --repo"
+            )
+        chosen = [r for r in chosen if r.repo in here]
+    return chosen
+
+
+def start(
+    code: Code,
+    repository: Repository,
+    records: list[Record],
+    found_releases: list[Release],
+    problems: list[str],
+) -> list[Followed]:
+    """Each record that raises at its pinned commit, and where its walks start; the others
+    are problems (and have no history)."""
+    followed: list[Followed] = []
+    anchors: dict[str, int] = {}
+    for record in records:
+        commit = code.objects.commit(record.source.commit)
+        if commit is None:
+            problems.append(f"{record.file}: the pinned commit {record.source.commit} is not here")
+            continue
+        problem, site = check_pinned(code, record, commit)
+        if problem or site is None:
+            problems.append(f"{record.file}: {problem or 'not a Python file'}")
+            continue
+        if commit not in anchors:
+            anchors[commit] = anchor_of(repository, commit, found_releases)
+        anchor = anchors[commit]
+        source = record.source
+        seen = Seen(Found(record.message, record.exception, source.path, source.line), commit, site)
+        followed.append(Followed(record, anchor, seen, seen, commit))
+    return followed
+
+
+def anchor_of(repository: Repository, commit: str, found_releases: list[Release]) -> int:
+    """The index of the first release (in version order) that has the commit."""
+    names = containing(repository, commit)
+    for index, release in enumerate(found_releases):
+        if release.name in names or (
+            release.name == UNRELEASED and is_ancestor(repository, commit, release.commit)
+        ):
+            return index
+    return len(found_releases)
+
+
+def pinned_of(record: Record) -> Pinned:
+    source = record.source
+    return Pinned(source.commit, source.path, source.line, record.exception, record.message)
+
+
+def known_findings(
+    stored: StoredHistory, followed: list[Followed], found_releases: list[Release]
+) -> dict[str, dict[str, Found | None]]:
+    """What the history file already says and still holds: for records pinned as they were
+    then, in releases at the same commit as then (`unreleased` too, when it has not moved)."""
+    same = {r.name for r in stored.releases if r in found_releases}
+    known: dict[str, dict[str, Found | None]] = {}
+    for item in followed:
+        record_id = item.record.id
+        if stored.pinned.get(record_id) == pinned_of(item.record):
+            by_release = stored.found.get(record_id, {})
+            known[record_id] = {name: by_release.get(name) for name in same}
+    return known
+
+
+def walk(
+    code: Code,
+    found_releases: list[Release],
+    followed: list[Followed],
+    known: dict[str, dict[str, Found | None]],
+    progress: Callable[[int, int], None] | None,
+) -> tuple[dict[str, dict[str, Found | None]], int]:
+    """Each record's raise in each release: forwards from its pinned commit to the latest
+    release, then backwards from it to the oldest; and how many releases were looked at
+    (the others were all known)."""
+    found: dict[str, dict[str, Found | None]] = {item.record.id: {} for item in followed}
+    count, looked_at = len(found_releases), set()
+    for forwards in (True, False):
+        for item in followed:
+            item.last, item.at = item.start, item.start.commit
+        for index in range(count) if forwards else reversed(range(count)):
+            if progress:
+                progress(index + 1 if forwards else 2 * count - index, 2 * count)
+            due = [item for item in followed if (item.anchor <= index) == forwards]
+            if step(code, found_releases[index], due, known, found):
+                looked_at.add(index)
+    return found, len(looked_at)
+
+
+def step(
+    code: Code,
+    release: Release,
+    due: list[Followed],
+    known: dict[str, dict[str, Found | None]],
+    found: dict[str, dict[str, Found | None]],
+) -> bool:
+    """Each record's raise in one release: known, or matched one to one with the release's
+    raises; whether any had to be matched."""
+    todo = []
+    for item in due:
+        by_release = known.get(item.record.id, {})
+        if release.name in by_release:
+            result = found[item.record.id][release.name] = by_release[release.name]
+            if result is not None:
+                item.last = Seen(result, release.commit, None)
+            item.at = release.commit
+        else:
+            todo.append(item)
+    if not todo:
+        return False
+    wanted = [looked_for(code, item, release.commit) for item in todo]
+    matches = match_raises(code, release.commit, wanted)
+    for number, item in enumerate(todo):
+        match = matches.get(number)
+        result = None
+        if match is not None:
+            result = found_as(item.record, match.site, match.path)
+            item.last = Seen(result, release.commit, match.site)
+        found[item.record.id][release.name] = result
+        item.at = release.commit
+    return True
+
+
+def looked_for(code: Code, item: Followed, target: str) -> Wanted:
+    """The raise last seen of a record, to look for at another commit: in its file there,
+    followed through a rename since the walk's last step (a file gone longer ago is looked
+    for by its message alone)."""
+    seen = item.last
+    was = seen.found
+    site = seen.site or site_at(code, seen.commit, was)
+    path: str | None = was.path
+    if not code.exists(target, was.path):
+        moved = code.exists(item.at, was.path)
+        path = code.renamed(item.at, target, was.path) if moved else None
+    return Wanted.of(was.message, was.exception, was.line, path, site)
+
+
+def site_at(code: Code, commit: str, found: Found) -> RaiseSite | None:
+    """The raise a stored finding names, parsed again (for its function and placeholders)."""
+    try:
+        parsed = code.file(commit, found.path)
+    except (GitError, PinError):
+        return None
+    wanted = canonical(found.message)
+    for site, template in zip(parsed.sites, parsed.templates, strict=True):
+        if site.line == found.line and template == wanted:
+            return site
+    return None
+
+
+def found_as(record: Record, site: RaiseSite, path: str) -> Found:
+    """A raise found, in the record's words where they are the same: its own template (with
+    its placeholder names) and its exception as written (`requests.HTTPError`)."""
+    message = (
+        record.message if canonical(record.message) == canonical(site.template) else site.template
+    )
+    exception = (
+        record.exception if same_exception(record.exception, site.exception) else site.exception
+    )
+    return Found(message, exception, path, site.line)
+
+
+def read_history(path: Path, arguments: list[list[Any]]) -> StoredHistory:
+    """The history file as written before: nothing of it when it was found with another
+    matcher or other settings (nothing in it holds); HistoryError when it is not one."""
+    try:
+        text = path.read_text(encoding="utf-8")
+        if json.loads(text).get("errpages_history") != MATCHER:
+            return StoredHistory()
+        stored = parse_history(text)
+    except (OSError, ValueError, AttributeError) as exc:
+        raise HistoryError(
+            f"{path}: not a history file errpages can read ({exc}); move it away and run again"
+        ) from None
+    return stored if stored.arguments == arguments else StoredHistory()
+
+
+def not_raised_since(by_release: dict[str, Found | None], names: list[str]) -> str | None:
+    """The release after the last one that raises the error, when the latest does not."""
+    raised = [index for index, name in enumerate(names) if by_release.get(name) is not None]
+    if not raised or raised[-1] == len(names) - 1:
+        return None
+    return names[raised[-1] + 1]
+
+
+def history_json(report: HistoryReport) -> dict[str, Any]:
+    """What `errpages history --json` prints: each record's raise in every release that
+    raises it."""
+    names = [release.name for release in report.releases]
+    records = []
+    for record_id in sorted(report.found):
+        by_release = report.found[record_id]
+        raised = [
+            {"release": name, **vars(found)}
+            for name in names
+            if (found := by_release.get(name)) is not None
+        ]
+        since = not_raised_since(by_release, names)
+        records.append({"id": record_id, "raised": raised, "not_raised_since": since})
+    return {
+        "repo": report.repo,
+        "releases": names,
+        "commits": {release.name: release.commit for release in report.releases},
+        "records": records,
+        "problems": report.problems,
+    }
+
+
+def history_table(report: HistoryReport) -> str:
+    """One row per record: its id and where it is raised, at a glance."""
+    names = [release.name for release in report.releases]
+    rows = [("ID", "RELEASES")]
+    for record_id in sorted(report.found):
+        by_release = report.found[record_id]
+        raised = [name for name in names if by_release.get(name) is not None]
+        since = not_raised_since(by_release, names)
+        text = f"{raised[0]} – {raised[-1]}" if raised else "none"
+        text += f", not raised since {since}" if since else ""
+        rows.append((record_id, text))
+    width = max(len(row[0]) for row in rows)
+    return "\n".join(printable(f"{a.ljust(width)}  {b}") for a, b in rows)

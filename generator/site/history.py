@@ -1,0 +1,143 @@
+"""How an error's history reads: at a glance under its title, change by change below, and
+as data in the JSON API."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from generator.content.history import UNRELEASED
+from generator.diagnostics import Diagnostic, Position, warning
+from generator.git.pyraises import canonical
+from generator.site import urls
+from generator.site.model import ErrorHistory, RaisedRun, RecordSummary, Release, SiteConfig
+
+GLANCE_CHANGES = 3  # the latest changes shown at a glance (the History section lists all)
+
+
+def release_label(release: Release) -> str:
+    return "unreleased code" if release.name == UNRELEASED else release.name
+
+
+def glance(history: ErrorHistory) -> list[str]:
+    """The line under the title: "Raised in 7.0 – 8.1.3", "reworded in 8.0.0", "not raised
+    since 8.2.0" (or "Unreleased")."""
+    runs = history.runs
+    if not runs:
+        return []
+    first, last, since = runs[0].first, runs[-1].last, history.not_raised_since
+    if first.name == UNRELEASED:
+        parts = ["Unreleased: in no release yet"]
+    elif since is None:
+        parts = [f"Raised since {first.name}"]
+    else:
+        span = first.name if first == last else f"{first.name} – {release_label(last)}"
+        parts = [f"Raised in {span}"]
+    shown = [
+        f"{change} in {after.first.name}"
+        for before, after in itertools.pairwise(runs)
+        for change in changes(before, after)
+        if not change.startswith("moved")  # where it moved is for the History section
+    ]
+    parts += shown[-GLANCE_CHANGES:]
+    if since is not None:
+        parts.append(f"not raised since {since.name}")
+    return parts
+
+
+def changes(before: RaisedRun, after: RaisedRun) -> list[str]:
+    """What changed from one run to the next, in words (a line moved is no change)."""
+    if before.after != after.first:
+        return [f"gone after {before.last.name}, back"]
+    found = []
+    if canonical(before.message) != canonical(after.message):
+        found.append("reworded")
+    if before.exception.rsplit(".", 1)[-1] != after.exception.rsplit(".", 1)[-1]:
+        found.append(f"raised as {after.exception}")
+    if before.path != after.path:
+        found.append(f"moved to {after.path}")
+    return found
+
+
+@dataclass(frozen=True)
+class Change:
+    """One row of the History section."""
+
+    release: str
+    what: str
+    former: str  # the message before, when it was reworded
+    message: str  # the message from this release on
+    exception: str
+    where: str  # path:line in that release
+    url: str  # that line in that release, on the source host
+
+
+def history_changes(history: ErrorHistory, repo: str, config: SiteConfig) -> list[Change]:
+    """Each release where something changed, oldest first; each links to the raise in that
+    release (for one that no longer raises it, in the last that did)."""
+
+    def row(release: Release, run: RaisedRun, what: str, former: str = "") -> Change:
+        shown = run.last if release == run.after else release
+        url = urls.line_url(config, repo, shown.commit, run.path, run.line, run.line, run.line)
+        where = f"{run.path}:{run.line}"
+        return Change(release_label(release), what, former, run.message, run.exception, where, url)
+
+    rows: list[Change] = []
+    runs = history.runs
+    for previous, run, following in zip((None, *runs), runs, (*runs[1:], None), strict=False):
+        if previous is None:
+            rows.append(row(run.first, run, "first raised" if run.first_index else "raised"))
+        elif previous.after != run.first:
+            rows.append(row(run.first, run, "raised again"))
+        elif found := changes(previous, run):
+            former = previous.message if "reworded" in found else ""
+            rows.append(row(run.first, run, ", ".join(found), former))
+        if run.after is not None and (following is None or following.first != run.after):
+            rows.append(row(run.after, run, "no longer raised"))
+    return rows
+
+
+def history_data(history: ErrorHistory) -> dict[str, Any]:
+    """The error's history in the JSON API: each run of releases raising it one way."""
+    since = history.not_raised_since
+    return {
+        "raised": [
+            {
+                "from": run.first.name,
+                "to": run.last.name,
+                "message": run.message,
+                "exception": run.exception,
+                "path": run.path,
+                "line": run.line,
+                "commit": run.first.commit,
+            }
+            for run in history.runs
+        ],
+        "latest_release": history.latest.name,
+        "not_raised_since": since.name if since else None,
+    }
+
+
+def unmarked_retired(
+    records: Iterable[RecordSummary], histories: Mapping[tuple[str, str], ErrorHistory]
+) -> list[Diagnostic]:
+    """A warning for each record that the latest release no longer raises but that does not
+    say `retired:` (its page reads as retired all the same)."""
+    found = []
+    for summary in records:
+        history = histories.get((summary.repo, summary.id))
+        since = history.not_raised_since if history is not None else None
+        if history is not None and since is not None and not summary.retired:
+            latest = release_label(history.latest)
+            found.append(
+                warning(
+                    Position(summary.file),
+                    "retired",
+                    f"the latest release ({latest}) does not raise this error; no release "
+                    f"since {release_label(since)} does",
+                    f"mark it `retired:` with `since: {since.name}`",
+                )
+            )
+    return found

@@ -1,0 +1,253 @@
+"""`errpages history` over a real repository's release tags, and what a build makes of it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import parse_html, run_cli
+from tests.gitrepo import GitRepo
+
+WIDGETS = 'def get_widget(name):\n    if name not in WIDGETS:\n        raise KeyError(f"{}")\n'
+PAINT = (
+    "def paint(colour):\n    if colour not in COLOURS:\n"
+    '        raise ValueError(f"Unsupported colour {colour!r}, choose one of the palette")\n'
+)
+SIZE = 'def size(s):\n    if s < 0:\n        raise {}(f"Size must be positive, got {{s}}")\n'
+LEGACY = 'def old():\n    raise RuntimeError("The legacy mode has been switched off for good")\n'
+SHAPE = 'def shape(s):\n    raise TypeError(f"Shape {{s!r}} cannot be drawn {} this canvas")\n'
+GONE = 'def fetch(url):\n    raise ConnectionError(f"Could not reach the mirror at {url}")\n'
+
+
+def release_history(root: Path) -> tuple[GitRepo, dict[str, str]]:
+    """A project through its releases, one shape of change in each."""
+    repo = GitRepo(root)
+    files = {
+        "pkg/widgets.py": WIDGETS.replace("{}", "unknown widget {name!r}"),
+        "pkg/colors.py": PAINT,
+        "pkg/sizes.py": SIZE.format("ValueError"),
+        "pkg/legacy.py": LEGACY,
+        "pkg/shapes.py": SHAPE.format("on"),
+        "pkg/net.py": GONE,
+    }
+    for name, text in files.items():
+        repo.write(name, text)
+    tags = {"v1.0": repo.commit("1.0")}
+    repo.git("tag", "v1.0")
+    # reworded in place; moved to another file
+    repo.write(
+        "pkg/widgets.py", "import os\n\n" + WIDGETS.replace("{}", "no widget named {name!r}")
+    )
+    repo.git("mv", "pkg/colors.py", "pkg/palette_helpers.py")
+    repo.write("pkg/palette_helpers.py", "# helpers\n\n\n" + PAINT)
+    tags["v1.1"] = repo.commit("1.1")
+    repo.git("tag", "v1.1")
+    repo.git("tag", "1.x")  # not a version
+    repo.write("pkg/legacy.py", "def old():\n    return None\n")
+    tags["v1.2rc1"] = repo.commit("1.2rc1")
+    repo.git("tag", "-a", "v1.2rc1", "-m", "a pre-release")
+    # gone; exception class changed; reworded and moved
+    repo.write("pkg/sizes.py", SIZE.format("TypeError"))
+    repo.git("rm", "-q", "pkg/shapes.py")
+    repo.write("pkg/draw.py", "import math\n\n\n" + SHAPE.format("onto"))
+    tags["v1.2"] = repo.commit("1.2")
+    repo.git("tag", "-a", "v1.2", "-m", "1.2")
+    # the package folder renamed; back again; gone for good
+    (repo.path / "src").mkdir()
+    repo.git("mv", "pkg", "src/pkg")
+    repo.write("src/pkg/legacy.py", LEGACY)
+    repo.git("rm", "-q", "-f", "src/pkg/net.py")
+    tags["v2.0"] = repo.commit("2.0")
+    repo.git("tag", "v2.0")
+    widgets = repo.path / "src" / "pkg" / "widgets.py"
+    repo.write("src/pkg/widgets.py", "import sys\n" + widgets.read_text())
+    tags["head"] = repo.commit("after 2.0")
+    return repo, tags
+
+
+def records_by_message(content: Path) -> dict[str, str]:
+    """Each record's id, by the first words of its message."""
+    found = {}
+    for path in (content / "errors").rglob("*.yaml"):
+        text = path.read_text()
+        record_id = text.split('id: "', 1)[1].split('"', 1)[0]
+        message = text.split("message: ", 1)[1].splitlines()[0].strip('"')
+        found[" ".join(message.split()[:2])] = record_id
+    return found
+
+
+@pytest.fixture
+def project(tmp_path: Path, make_content) -> tuple[GitRepo, dict[str, str], Path, dict[str, str]]:  # type: ignore[no-untyped-def]
+    repo, tags = release_history(tmp_path / "proj")
+    content = make_content({})
+    scanned = run_cli("scan", str(repo.path), "--repo", "acme/proj", "--content", str(content))
+    assert scanned.exit_code == 0, scanned.output
+    # the record of a raise that is gone by the latest release: pinned at v1.1
+    net = repo.git("show", f"{tags['v1.1']}:pkg/net.py")
+    assert "mirror" in net
+    record = content / "errors" / "acme" / "proj" / "net.yaml"
+    record.write_text(
+        'id: "00000000000000aa"\nrepo: acme/proj\nexception: ConnectionError\n'
+        'message: "Could not reach the mirror at {url}"\nmeaning: The mirror is down.\n'
+        'source:\n  path: pkg/net.py\n  line: 2\n  commit: "0000000"\n  start_line: 2\n'
+        "  snippet: |\n    raise\nsolutions:\n  - Try later.\n"
+    )
+    pinned = run_cli(
+        "pin",
+        str(record),
+        "--content",
+        str(content),
+        "--repo-dir",
+        str(repo.path),
+        "--commit",
+        tags["v1.1"],
+    )
+    assert pinned.exit_code == 0, pinned.output
+    return repo, tags, content, records_by_message(content)
+
+
+def history(content: Path, repo: GitRepo, *extra: str) -> dict[str, Any]:
+    result = run_cli(
+        "history", "--content", str(content), "--repo-dir", str(repo.path), "--json", *extra
+    )
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)  # type: ignore[no-any-return]
+
+
+def raised(data: dict[str, Any], record_id: str) -> dict[str, tuple[str, str, str, int]]:
+    record = next(r for r in data["records"] if r["id"] == record_id)
+    return {
+        r["release"]: (r["exception"], r["message"], r["path"], r["line"]) for r in record["raised"]
+    }
+
+
+def test_each_shape_of_change_is_followed_release_by_release(project) -> None:  # type: ignore[no-untyped-def]
+    repo, tags, content, ids = project
+    data = history(content, repo)
+    assert data["releases"] == ["v1.0", "v1.1", "v1.2", "v2.0", "unreleased"]
+    assert data["commits"]["unreleased"] == tags["head"]
+    assert raised(data, ids["no widget"]) == {
+        "v1.0": ("KeyError", "unknown widget {name!r}", "pkg/widgets.py", 3),
+        "v1.1": ("KeyError", "no widget named {name!r}", "pkg/widgets.py", 5),
+        "v1.2": ("KeyError", "no widget named {name!r}", "pkg/widgets.py", 5),
+        "v2.0": ("KeyError", "no widget named {name!r}", "src/pkg/widgets.py", 5),
+        "unreleased": ("KeyError", "no widget named {name!r}", "src/pkg/widgets.py", 6),
+    }
+    paint = raised(data, ids["Unsupported colour"])
+    assert [paint[r][2:] for r in data["releases"]] == [
+        ("pkg/colors.py", 3),
+        ("pkg/palette_helpers.py", 6),
+        ("pkg/palette_helpers.py", 6),
+        ("src/pkg/palette_helpers.py", 6),
+        ("src/pkg/palette_helpers.py", 6),
+    ]
+    size = raised(data, ids["Size must"])
+    assert [size[r][0] for r in data["releases"]] == ["ValueError"] * 2 + ["TypeError"] * 3
+    legacy = raised(data, ids["The legacy"])
+    assert sorted(legacy) == ["unreleased", "v1.0", "v1.1", "v2.0"]  # gone in 1.2, back in 2.0
+    shape = raised(data, ids["Shape {s!r}"])
+    assert shape["v1.1"][1:3] == ("Shape {s!r} cannot be drawn on this canvas", "pkg/shapes.py")
+    assert shape["v1.2"][1:3] == ("Shape {s!r} cannot be drawn onto this canvas", "pkg/draw.py")
+    gone = next(r for r in data["records"] if r["id"] == "00000000000000aa")
+    assert [r["release"] for r in gone["raised"]] == ["v1.0", "v1.1", "v1.2"]
+    assert gone["not_raised_since"] == "v2.0"
+    # every pair listed is in git at the path and line given
+    for record in data["records"]:
+        for pair in record["raised"]:
+            commit = data["commits"][pair["release"]]
+            lines = repo.git("show", f"{commit}:{pair['path']}").splitlines()
+            assert lines[pair["line"] - 1].lstrip().startswith("raise"), pair
+
+
+def test_pre_releases_come_in_when_the_tag_pattern_asks(project) -> None:  # type: ignore[no-untyped-def]
+    repo, _, content, ids = project
+    data = history(content, repo, "--tags", "v*")
+    assert data["releases"] == ["v1.0", "v1.1", "v1.2rc1", "v1.2", "v2.0", "unreleased"]
+    assert "v1.2rc1" not in raised(data, ids["The legacy"])
+
+
+def test_a_run_after_a_new_tag_looks_at_that_tag_only_and_agrees_with_a_fresh_run(project) -> None:  # type: ignore[no-untyped-def]
+    repo, _, content, _ = project
+    history(content, repo)
+    saved = content / "history" / "acme" / "proj.json"
+    repo.git("tag", "v2.1")
+    result = run_cli("history", "--content", str(content), "--repo-dir", str(repo.path))
+    assert result.exit_code == 0, result.output
+    assert "(1 looked at" in result.output
+    again = saved.read_text()
+    saved.unlink()
+    history(content, repo)
+    assert saved.read_text() == again
+    assert '"name": "unreleased"' not in again
+
+
+def test_a_message_reworded_in_place_is_changed_for_drift_too(project) -> None:  # type: ignore[no-untyped-def]
+    repo, tags, content, ids = project
+    result = run_cli(
+        "drift",
+        "--content",
+        str(content),
+        "--repo-dir",
+        str(repo.path),
+        "--to",
+        tags["v1.0"],
+        "--json",
+    )
+    rows = {row["id"]: row for row in json.loads(result.stdout)["records"]}
+    row = rows[ids["no widget"]]
+    assert (row["status"], row["detail"]) == ("changed", "reworded")
+    assert row["new_message"] == "unknown widget {name!r}"
+
+
+def test_pages_say_when_and_what_changed_and_the_api_carries_it(project, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    repo, tags, content, ids = project
+    history(content, repo)
+    out = tmp_path / "site"
+    result = run_cli("build", "--content", str(content), "--out", str(out), "--drafts")
+    assert result.exit_code == 0, result.output
+    assert "00000000000000aa" not in result.output or "retired" in result.output
+    page = parse_html(out / "errors" / ids["no widget"] / "index.html")
+    assert page.select_one(".releases").get_text() == "Raised since v1.0 · reworded in v1.1"
+    rows = [
+        [c.get_text(" ", strip=True) for c in tr.find_all(["th", "td"])]
+        for tr in page.select("table.history tbody tr")
+    ]
+    assert rows[0][:2] == ["v1.0", "raised"]
+    assert rows[1][:2] == ["v1.1", "reworded"]
+    assert "unknown widget {name!r}" in rows[1][2] and "no widget named {name!r}" in rows[1][2]
+    link = page.select("table.history tbody tr")[1].select_one("a")["href"]
+    assert link == f"https://github.com/acme/proj/blob/{tags['v1.1']}/pkg/widgets.py#L5"
+    assert rows[2][:2] == ["v2.0", "moved to src/pkg/widgets.py"]
+
+    gone = parse_html(out / "errors" / "00000000000000aa" / "index.html")
+    assert (
+        gone.select_one(".releases").get_text() == "Raised in v1.0 – v1.2 · not raised since v2.0"
+    )
+    assert "since v2.0" in gone.select_one(".retired-banner").get_text(" ", strip=True)
+    assert "warning: retired: the latest release (unreleased code) does not raise" in result.output
+
+    data = json.loads((out / "api" / "errors" / f"{ids['Size must']}.json").read_text())
+    runs = data["resolved"]["history"]["raised"]
+    assert [(r["from"], r["to"], r["exception"]) for r in runs] == [
+        ("v1.0", "v1.1", "ValueError"),
+        ("v1.2", "v1.2", "TypeError"),
+        ("v2.0", "unreleased", "TypeError"),
+    ]
+    assert data["resolved"]["history"]["not_raised_since"] is None
+    lines = (out / "api" / "errors.ndjson").read_text().splitlines()
+    assert any(json.loads(line)["resolved"].get("history") for line in lines)
+
+
+def test_a_broken_history_file_is_an_error_naming_the_line(project, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    repo, _, content, _ = project
+    history(content, repo)
+    saved = content / "history" / "acme" / "proj.json"
+    text = saved.read_text()
+    saved.write_text(text.replace('"path": "pkg/net.py", "until"', '"path": "../x.py", "until"', 1))
+    result = run_cli("build", "--content", str(content), "--out", str(tmp_path / "site"))
+    assert result.exit_code == 1
+    line = text[: text.index('"00000000000000aa": {')].count("\n") + 1
+    assert f"proj.json:{line}:" in result.output and "unreadable history file" in result.output
