@@ -77,9 +77,7 @@ def main() -> None:
         git(clone, "tag", newest.name, newest.commit)
         again, said_again = errpages(*history)
         nothing, said_nothing = errpages(*history)
-    print(
-        f"{options.repo_dir}: {records} records; the newest tag {newest.name} put back after the first run"
-    )
+    print(f"{options.repo_dir}: {records} records; {newest.name} put back after the first run")
     print(f"first run:            {first:6.2f} s  ({said_first})")
     print(f"after one more tag:   {again:6.2f} s  ({said_again})")
     print(f"nothing new:          {nothing:6.2f} s  ({said_nothing})")
