@@ -114,13 +114,15 @@ class Code:
         self.renames: dict[tuple[str, str], dict[str, str]] = {}
 
     def files(self, commit: str) -> dict[str, str]:
-        """Every regular file of the commit (no link, no submodule), with its blob hash."""
+        """Every regular file of the commit (no link, no submodule, no `..` or other name that
+        is not a plain path), with its blob hash."""
         if commit not in self.commits:
             found = self.objects.read(f"{commit}^{{tree}}")
             if found is None:
                 raise GitError(f"unknown commit {commit[:12]}")
             try:
-                self.commits[commit] = self.tree_files(found[0])
+                files = self.tree_files(found[0])
+                self.commits[commit] = {p: sha for p, sha in files.items() if is_repo_path(p)}
             except RecursionError:
                 raise GitError(f"the tree of {commit[:12]} is nested too deeply") from None
         return self.commits[commit]
