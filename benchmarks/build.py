@@ -1,8 +1,9 @@
 """Build speed and memory: errpages (clean, no-op, one edit) against Hugo and MkDocs.
 
-    python -m benchmarks.build [--errpages-only] [--repeat=R] [N ...]     (default 1000)
+    python -m benchmarks.build [--errpages-only] [--history] [--repeat=R] [N ...]  (default 1000)
 
-Writes a deterministic corpus of N records (benchmarks/corpus.py), builds it
+Writes a deterministic corpus of N records (benchmarks/corpus.py; with --history,
+a history file of 60 releases per repository too), builds it
 with errpages (clean, first build with a cache, no-op, one record edited: with
 --repeat=R, R edits of different records and the median shown), and, when
 they are installed (the `bench` extra: `hugo` from
@@ -34,7 +35,7 @@ from pathlib import Path
 
 import yaml
 
-from benchmarks.corpus import write_corpus
+from benchmarks.corpus import write_corpus, write_histories
 
 OUT = Path(__file__).resolve().parent / "out"
 
@@ -367,12 +368,14 @@ def compile_errpages() -> None:
     compileall.compile_dir(Path(generator.__file__).parent, quiet=1)
 
 
-def main(counts: list[int], errpages_only: bool = False) -> None:
+def main(counts: list[int], errpages_only: bool = False, history: bool = False) -> None:
     OUT.mkdir(exist_ok=True)
     compile_errpages()
     for count in counts:
         content = OUT / f"bench-corpus-{count}"
         write_corpus(count, content)
+        if history:
+            write_histories(count, content)
         builds = [errpages_clean(content, count)]
         if not errpages_only:
             builds += other_tools(content, count)
@@ -409,4 +412,5 @@ if __name__ == "__main__":
     for arg in sys.argv[1:]:
         if arg.startswith("--repeat="):
             REPEAT = int(arg.split("=", 1)[1])
-    main([int(arg) for arg in sys.argv[1:] if arg.isdigit()] or [1000], errpages_only=only)
+    counts = [int(arg) for arg in sys.argv[1:] if arg.isdigit()] or [1000]
+    main(counts, errpages_only=only, history="--history" in sys.argv)

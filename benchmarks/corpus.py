@@ -130,6 +130,43 @@ def write_corpus(count: int, folder: Path) -> None:
     )
 
 
+def write_histories(count: int, folder: Path, releases: int = 60) -> None:
+    """A history file per repository (as `errpages history` writes them): `releases`
+    releases; each error first raised in one of them, its line moved every few releases,
+    reworded once, and one in ten not raised in the last few (its record marked retired, as
+    `errpages check` asks)."""
+    from generator.content.history import Pinned, StoredHistory, history_text, runs_of
+    from generator.site.model import Found, Release
+
+    names = [f"v1.{n}.0" for n in range(releases)]
+    tags = {
+        repo: [Release(n, derive_id(repo, "tag", n) * 2 + "0" * 8) for n in names]
+        for repo in {identity(i)[0] for i in range(count)}
+    }
+    stored = {repo: StoredHistory(repo, tags[repo]) for repo in tags}
+    for index in range(count):
+        repo, exception, message = identity(index)
+        rng, record_id = random.Random(index), derive_id(repo, exception, message)
+        path, line = f"src/project/module_{index % 50:02d}.py", 120 + index % 900
+        first, reworded = rng.randrange(releases // 2), rng.randrange(releases // 2, releases)
+        last = releases - 1 - (rng.randrange(1, 5) if index % 10 == 0 else 0)
+        if last < releases - 1:
+            record = folder / "errors" / repo / f"{index:06d}.yaml"
+            since = names[last + 1]
+            record.write_text(record.read_text() + f"retired:\n  since: {since}\n")
+        by_release: dict[str, Found | None] = dict.fromkeys(names)
+        for number in range(first, last + 1):
+            said = message if number >= reworded else message.replace("requires", "needs")
+            by_release[names[number]] = Found(said, exception, path, line + number // 7)
+        history = stored[repo]
+        history.runs[record_id] = runs_of(by_release, tags[repo])
+        history.pinned[record_id] = Pinned("0" * 40, path, line, exception, message)
+    for repo, history in stored.items():
+        target = folder / "history" / f"{repo}.json"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(history_text(history), encoding="utf-8")
+
+
 def corpus_folder(count: int) -> Path:
     """The corpus of `count` records kept in benchmarks/out/ (written when missing)."""
     content = Path(__file__).resolve().parent / "out" / f"bench-corpus-{count}"

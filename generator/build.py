@@ -473,9 +473,7 @@ def link_site(
     report.diagnostics = with_source_lines(sorted_diagnostics(report.diagnostics), loaded.texts)
     if report.failed():
         return None
-    report.site = Site(
-        config, tuple(ordered), links, loaded.drift, store, loaded.releases, loaded.histories
-    )
+    report.site = Site(config, tuple(ordered), links, loaded.drift, store, loaded.histories)
     return report.site
 
 

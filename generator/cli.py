@@ -750,10 +750,9 @@ def history_command(
         click.echo(json.dumps(history_json(report), indent=2, ensure_ascii=False))
     else:
         click.echo(history_table(report))
-    assert report.path is not None
     click.echo(
-        f"Followed {plural(len(report.found), 'record')} through "
-        f"{plural(len(report.releases), 'release')} ({report.looked_at} looked at, the "
+        f"Followed {plural(len(report.saved.runs), 'record')} through "
+        f"{plural(len(report.saved.releases), 'release')} ({report.looked_at} looked at, the "
         f"others known); saved to {display_path(report.path)}.",
         err=True,
     )

@@ -251,3 +251,19 @@ def test_a_broken_history_file_is_an_error_naming_the_line(project, tmp_path: Pa
     assert result.exit_code == 1
     line = text[: text.index('"00000000000000aa": {')].count("\n") + 1
     assert f"proj.json:{line}:" in result.output and "unreadable history file" in result.output
+
+
+def test_a_malformed_tree_is_a_clear_error(project) -> None:  # type: ignore[no-untyped-def]
+    repo, _, content, _ = project
+    bad = repo.path / "bad-tree"
+    bad.write_bytes(b"100644 no-nul-and-no-hash")
+    tree = repo.git("hash-object", "-t", "tree", "--literally", "-w", str(bad))
+    commit = repo.git("commit-tree", tree, "-m", "broken")
+    for command in ("drift", "history"):
+        option = "--to" if command == "drift" else "--rev"
+        result = run_cli(
+            command, "--content", str(content), "--repo-dir", str(repo.path), option, commit
+        )
+        assert result.exit_code == 1, result.output
+        assert f"tree {tree[:12]} is malformed" in result.output
+        assert "Traceback" not in result.output

@@ -9,15 +9,16 @@ every value is checked before it is shown.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from generator.content.schema import COMMIT_RE, REPO_RE, is_repo_path
 from generator.diagnostics import Diagnostic, Position, error
-from generator.site.model import ErrorHistory, RaisedRun, Release
+from generator.site.model import ErrorHistory, Found, Release, Run
 
 HISTORY_FOLDER = "history"
 UNRELEASED = "unreleased"
@@ -28,18 +29,7 @@ PINNED_KEYS = ("commit", "path", "line", "exception", "message")
 EXCEPTION_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 
-@dataclass(frozen=True)
-class Found:
-    """How one release raises an error."""
-
-    message: str  # the template, as the record writes it when the message is the record's
-    exception: str
-    path: str
-    line: int
-
-
-@dataclass(frozen=True)
-class Pinned:
+class Pinned(NamedTuple):
     """What a record's history was found from: a change to any of it finds it again."""
 
     commit: str
@@ -51,12 +41,12 @@ class Pinned:
 
 @dataclass
 class StoredHistory:
-    """A history file's contents: the releases, and each record's raise in each of them."""
+    """A history file's contents: the releases, and each record's runs of releases."""
 
     repo: str = ""
     releases: list[Release] = field(default_factory=list)
     pinned: dict[str, Pinned] = field(default_factory=dict)
-    found: dict[str, dict[str, Found | None]] = field(default_factory=dict)  # id -> release
+    runs: dict[str, tuple[Run, ...]] = field(default_factory=dict)  # by record id
     arguments: list[list[Any]] = field(default_factory=list)  # site.yaml's message_arguments
 
 
@@ -87,13 +77,15 @@ def parse_history(text: str) -> StoredHistory:
     if not isinstance(arguments, list):
         raise HistoryFileError("message_arguments: expected a list")
     stored = StoredHistory(repo, releases_of(data.get("releases")), arguments=arguments)
-    names = [release.name for release in stored.releases]
+    index: dict[str | None, int] = {r.name: number for number, r in enumerate(stored.releases)}
+    index[None] = len(stored.releases)  # `until` null: raised in the latest
     records = data.get("records")
     if not isinstance(records, dict):
         raise HistoryFileError("records: expected an object of record ids")
     for record_id, entry in records.items():
         try:
-            stored.pinned[record_id], stored.found[record_id] = record_entry(entry, names)
+            stored.pinned[record_id] = pinned_of(entry["pinned"])
+            stored.runs[record_id] = runs_read(entry["raised"], index)
         except (HistoryFileError, KeyError, TypeError, ValueError) as exc:
             raise HistoryFileError(f"record {record_id}: {exc}", record_id) from None
     return stored
@@ -103,47 +95,72 @@ def releases_of(value: Any) -> list[Release]:
     if not isinstance(value, list):
         raise HistoryFileError("releases: expected a list")
     found: list[Release] = []
+    names: set[str] = set()
     for item in value:
-        name, commit = item.get("name") if isinstance(item, dict) else None, None
-        commit = item.get("commit") if isinstance(item, dict) else None
+        name, commit = (item.get("name"), item.get("commit")) if isinstance(item, dict) else ("", "")
         if not isinstance(name, str) or not name.isprintable() or not 0 < len(name) <= 200:
             raise HistoryFileError(f"releases: a name is not a tag name: {name!r}")
         if not isinstance(commit, str) or not COMMIT_RE.fullmatch(commit) or len(commit) != 40:
             raise HistoryFileError(f"releases: {name}: commit: expected 40 hex digits")
-        if any(release.name == name for release in found):
+        if name in names:
             raise HistoryFileError(f"releases: {name} is there twice")
+        names.add(name)
         found.append(Release(name, commit))
     return found
 
 
-def record_entry(entry: Any, names: list[str]) -> tuple[Pinned, dict[str, Found | None]]:
-    """One record's entry: what it was pinned to, and its raise in each release."""
-    pinned = entry["pinned"]
-    values = [pinned[key] for key in PINNED_KEYS]
-    if not all(isinstance(v, int if k == "line" else str) for k, v in zip(PINNED_KEYS, values)):
+def pinned_of(value: Any) -> Pinned:
+    pinned = Pinned(*(value[key] for key in PINNED_KEYS))
+    if not all(isinstance(v, int if k == "line" else str) for k, v in zip(PINNED_KEYS, pinned)):
         raise HistoryFileError("pinned: expected commit, path, line, exception and message")
-    by_release: dict[str, Found | None] = dict.fromkeys(names)
-    end = 0
-    for run in entry["raised"]:
-        first = names.index(run["from"])
-        until = len(names) if run["until"] is None else names.index(run["until"])
-        found = Found(run["message"], run["exception"], run["path"], run["line"])
+    return pinned
+
+
+def runs_read(value: list[Any], index: dict[str | None, int]) -> tuple[Run, ...]:
+    """A record's runs as the file lists them, each checked: in order, not overlapping, of
+    known releases, with a message, an exception class, a plain path and a line."""
+    runs: list[Run] = []
+    end, plain = 0, ("", "")  # the last exception and path checked (a record's runs share most)
+    for run in value:
+        first, until = index[run["from"]], index[run["until"]]
+        message, exception, path, line = run["message"], run["exception"], run["path"], run["line"]
         if not end <= first < until:
             raise HistoryFileError(f"raised: {run['from']} – {run['until']} is out of order")
-        if not (
-            isinstance(found.message, str)
-            and isinstance(found.exception, str)
-            and EXCEPTION_RE.fullmatch(found.exception)
-            and isinstance(found.path, str)
-            and is_repo_path(found.path)
-            and isinstance(found.line, int)
-            and found.line >= 1
+        if (exception, path) != plain and not (
+            isinstance(exception, str)
+            and EXCEPTION_RE.fullmatch(exception)
+            and isinstance(path, str)
+            and is_repo_path(path)
         ):
-            raise HistoryFileError(f"raised: {run['from']}: expected message, exception, path, line")
-        for name in names[first:until]:
-            by_release[name] = found
-        end = until
-    return Pinned(*values), by_release
+            raise HistoryFileError(f"raised: {run['from']}: expected an exception and a path")
+        if not (isinstance(message, str) and type(line) is int and line >= 1):
+            raise HistoryFileError(f"raised: {run['from']}: expected a message and a line")
+        runs.append(Run(first, until, Found(message, exception, path, line)))
+        end, plain = until, (exception, path)
+    return tuple(runs)
+
+
+def runs_of(by_release: dict[str, Found | None], releases: list[Release]) -> tuple[Run, ...]:
+    """Consecutive releases that raise an error the same way, as one run each."""
+    runs: list[Run] = []
+    previous: Found | None = None
+    for number, release in enumerate(releases):
+        found = by_release.get(release.name)
+        if found != previous and runs and runs[-1].until == len(releases):
+            runs[-1] = runs[-1]._replace(until=number)
+        if found is not None and found != previous:
+            runs.append(Run(number, len(releases), found))
+        previous = found
+    return tuple(runs)
+
+
+def found_by_release(runs: tuple[Run, ...], releases: list[Release]) -> dict[str, Found | None]:
+    """How each release raises the error (None: not at all)."""
+    by_release: dict[str, Found | None] = {release.name: None for release in releases}
+    for run in runs:
+        for release in releases[run.first : run.until]:
+            by_release[release.name] = run.found
+    return by_release
 
 
 def history_text(stored: StoredHistory) -> str:
@@ -152,62 +169,42 @@ def history_text(stored: StoredHistory) -> str:
     def line(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
+    names = [release.name for release in stored.releases]
     entries = []
-    for record_id in sorted(stored.found):
+    for record_id in sorted(stored.runs):
         rows = [
-            line({"from": run.first.name, "until": run.after.name if run.after else None,
-                  **vars(found)})
-            for run, found in raised_runs(stored.found[record_id], stored.releases)
+            line(
+                {
+                    "from": names[run.first],
+                    "until": names[run.until] if run.until < len(names) else None,
+                    **run.found._asdict(),
+                }
+            )
+            for run in stored.runs[record_id]
         ]
         raised = "[\n        " + ",\n        ".join(rows) + "\n      ]" if rows else "[]"
         entries.append(
             f"    {line(record_id)}: {{\n"
-            f'      "pinned": {line(vars(stored.pinned[record_id]))},\n'
+            f'      "pinned": {line(stored.pinned[record_id]._asdict())},\n'
             f'      "raised": {raised}\n'
             "    }"
         )
     releases = ",\n".join(f"    {line({'name': r.name, 'commit': r.commit})}" for r in stored.releases)
+    records = '  "records": {\n' + ",\n".join(entries) + "\n  }\n" if entries else '  "records": {}\n'
     return (
         "{\n"
         f'  "errpages_history": {MATCHER},\n'
         f'  "repo": {line(stored.repo)},\n'
         f'  "message_arguments": {line(stored.arguments)},\n'
-        f'  "releases": [\n{releases}\n  ],\n'
-        + ('  "records": {\n' + ",\n".join(entries) + "\n  }\n" if entries else '  "records": {}\n')
-        + "}\n"
+        f'  "releases": [\n{releases}\n  ],\n' + records + "}\n"
     )
 
 
-def raised_runs(
-    by_release: dict[str, Found | None], releases: list[Release]
-) -> list[tuple[RaisedRun, Found]]:
-    """Consecutive releases that raise an error the same way, as one run each."""
-    runs: list[tuple[RaisedRun, Found]] = []
-    start = 0
-    for index, release in enumerate(releases):
-        found = by_release.get(release.name)
-        following = by_release.get(releases[index + 1].name) if index + 1 < len(releases) else None
-        if found is None or found == following:
-            if found is None:
-                start = index + 1
-            continue
-        after = releases[index + 1] if index + 1 < len(releases) else None
-        run = RaisedRun(
-            releases[start], release, after, start, index, found.message, found.exception,
-            found.path, found.line,
-        )
-        runs.append((run, found))
-        start = index + 1
-    return runs
-
-
 def error_histories(stored: StoredHistory) -> dict[str, ErrorHistory]:
-    """Each record's history, as pages show it."""
-    latest = stored.releases[-1]
-    return {
-        record_id: ErrorHistory(tuple(run for run, _ in raised_runs(by_release, stored.releases)), latest)
-        for record_id, by_release in stored.found.items()
-    }
+    """Each record's history, as pages show it (the releases shared, digested once)."""
+    releases = tuple(stored.releases)
+    key = hashlib.sha256(repr(releases).encode()).hexdigest()
+    return {record_id: ErrorHistory(runs, key, releases) for record_id, runs in stored.runs.items()}
 
 
 def read_history_file(path: Path, shown: str, text: str) -> tuple[StoredHistory | None, list[Diagnostic]]:

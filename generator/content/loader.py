@@ -30,7 +30,7 @@ from generator.content.history import (
     error_histories,
     read_history_file,
 )
-from generator.site.model import DriftNote, ErrorHistory, RecordSummary, Release, TextFile
+from generator.site.model import DriftNote, ErrorHistory, RecordSummary, TextFile
 from generator.content.published import MANIFEST, Manifest, parse_manifest
 from generator.content.yamldoc import YamlDocument, parse_yaml
 
@@ -50,7 +50,6 @@ class LoadedContent:
     texts: SourceLines  # display path -> lines, for showing offending lines
     drift: dict[str, DriftNote] = field(default_factory=dict)
     manifest: Manifest | None = None
-    releases: dict[str, tuple[Release, ...]] = field(default_factory=dict)  # by repository
     histories: dict[tuple[str, str], ErrorHistory] = field(default_factory=dict)  # (repo, id)
     reused: tuple[RecordSummary, ...] = ()  # records unchanged since the cached build
     record_stats: dict[str, StatKey] = field(default_factory=dict)
@@ -201,7 +200,7 @@ def load_content(
     diagnostics += problems
     manifest, problems = load_manifest(content_root / MANIFEST)
     diagnostics += problems
-    releases, histories, problems = load_histories(listing.under(HISTORY_FOLDER)[0])
+    histories, problems = load_histories(listing.under(HISTORY_FOLDER)[0])
     diagnostics += problems
     late: list[Diagnostic] = []
     loaded = LoadedContent(
@@ -212,7 +211,6 @@ def load_content(
         texts,
         drift,
         manifest,
-        releases,
         histories,
         tuple(reused),
         record_stats,
@@ -261,11 +259,8 @@ def load_manifest(path: Path) -> tuple[Manifest | None, list[Diagnostic]]:
 
 def load_histories(
     files: list[FoundFile],
-) -> tuple[
-    dict[str, tuple[Release, ...]], dict[tuple[str, str], ErrorHistory], list[Diagnostic]
-]:
+) -> tuple[dict[tuple[str, str], ErrorHistory], list[Diagnostic]]:
     """Read content/history/OWNER/NAME.json, written by `errpages history`."""
-    releases: dict[str, tuple[Release, ...]] = {}
     histories: dict[tuple[str, str], ErrorHistory] = {}
     diagnostics: list[Diagnostic] = []
     for found in files:
@@ -278,10 +273,9 @@ def load_histories(
             stored, problems = read_history_file(path, display_path(path), text)
             diagnostics += problems
             if stored is not None:
-                releases[stored.repo] = tuple(stored.releases)
                 for record_id, history in error_histories(stored).items():
                     histories[stored.repo, record_id] = history
-    return releases, histories, diagnostics
+    return histories, diagnostics
 
 
 def load_drift(path: Path) -> tuple[dict[str, DriftNote], list[Diagnostic]]:

@@ -43,6 +43,8 @@ from generator.git.pinning import (
 )
 from generator.git.pyraises import RaiseSite, canonical, scan_source
 from generator.git.repo import (
+    REGULAR_FILE_MODES,
+    TREE_MODE,
     GitError,
     ObjectReader,
     Repository,
@@ -62,8 +64,6 @@ from generator.site.model import Record
 CHANGED_SIMILARITY = 0.6
 CHANGED_SIMILARITY_ELSEWHERE = 0.75
 PYTHON_SUFFIXES = (".py", ".pyi")
-REGULAR_FILE_MODES = ("100644", "100755")
-TREE_MODE = "40000"
 TOKEN_RE = re.compile(r"\{\}|\w+|[^\w\s]")
 WORD_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
 PROBE_WORDS = 6

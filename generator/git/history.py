@@ -31,12 +31,14 @@ from generator.content.files import atomic_write_text, refuse_link
 from generator.content.history import (
     MATCHER,
     UNRELEASED,
-    Found,
     Pinned,
     StoredHistory,
+    error_histories,
+    found_by_release,
     history_path,
     history_text,
     parse_history,
+    runs_of,
 )
 from generator.content.loader import load_content
 from generator.content.schema import validate_records
@@ -45,17 +47,16 @@ from generator.git.drift import Code, Wanted, check_pinned, match_raises
 from generator.git.pinning import PinError, message_arguments, same_exception
 from generator.git.pyraises import RaiseSite, canonical
 from generator.git.repo import GitError, ObjectReader, Repository, open_repository, resolve_commit
-from generator.site.model import Record, Release
+from generator.site.history import glance
+from generator.site.model import Found, Record, Release
 
 
-@dataclass
+@dataclass(frozen=True)
 class HistoryReport:
-    repo: str
-    releases: list[Release]
-    found: dict[str, dict[str, Found | None]]  # record id -> release name -> how it is raised
+    saved: StoredHistory  # what the history file now says
+    path: Path  # the history file
     problems: list[str]
     looked_at: int  # releases looked at in this run (the others were known)
-    path: Path | None = None  # the history file written
 
 
 class HistoryError(Exception):
@@ -169,13 +170,15 @@ def run_history(
         followed = start(code, repository, chosen, found_releases, problems)
         known = known_findings(stored, followed, found_releases)
         found, looked_at = walk(code, found_releases, followed, known, progress)
-    report = HistoryReport(repo, found_releases, found, problems, looked_at, path)
     pinned = {item.record.id: pinned_of(item.record) for item in followed}
+    runs = {
+        record_id: runs_of(by_release, found_releases) for record_id, by_release in found.items()
+    }
+    saved = StoredHistory(repo, found_releases, pinned, runs, arguments)
     for folder in (path.parent.parent, path.parent):
         refuse_link(folder)
-    saved = StoredHistory(repo, found_releases, pinned, found, arguments)
     atomic_write_text(path, history_text(saved))
-    return report
+    return HistoryReport(saved, path, problems, looked_at)
 
 
 def records_of(records: Iterable[Record], repo: str | None, objects: ObjectReader) -> list[Record]:
@@ -250,8 +253,8 @@ def known_findings(
     for item in followed:
         record_id = item.record.id
         if stored.pinned.get(record_id) == pinned_of(item.record):
-            by_release = stored.found.get(record_id, {})
-            known[record_id] = {name: by_release.get(name) for name in same}
+            by_release = found_by_release(stored.runs.get(record_id, ()), stored.releases)
+            known[record_id] = {name: by_release[name] for name in same}
     return known
 
 
@@ -367,47 +370,34 @@ def read_history(path: Path, arguments: list[list[Any]]) -> StoredHistory:
     return stored if stored.arguments == arguments else StoredHistory()
 
 
-def not_raised_since(by_release: dict[str, Found | None], names: list[str]) -> str | None:
-    """The release after the last one that raises the error, when the latest does not."""
-    raised = [index for index, name in enumerate(names) if by_release.get(name) is not None]
-    if not raised or raised[-1] == len(names) - 1:
-        return None
-    return names[raised[-1] + 1]
-
-
 def history_json(report: HistoryReport) -> dict[str, Any]:
     """What `errpages history --json` prints: each record's raise in every release that
     raises it."""
-    names = [release.name for release in report.releases]
+    saved, names = report.saved, [release.name for release in report.saved.releases]
+    histories = error_histories(saved)
     records = []
-    for record_id in sorted(report.found):
-        by_release = report.found[record_id]
+    for record_id in sorted(saved.runs):
+        since = histories[record_id].not_raised_since
         raised = [
-            {"release": name, **vars(found)}
-            for name in names
-            if (found := by_release.get(name)) is not None
+            {"release": names[number], **run.found._asdict()}
+            for run in saved.runs[record_id]
+            for number in range(run.first, run.until)
         ]
-        since = not_raised_since(by_release, names)
-        records.append({"id": record_id, "raised": raised, "not_raised_since": since})
+        records.append(
+            {"id": record_id, "raised": raised, "not_raised_since": since.name if since else None}
+        )
     return {
-        "repo": report.repo,
+        "repo": saved.repo,
         "releases": names,
-        "commits": {release.name: release.commit for release in report.releases},
+        "commits": {release.name: release.commit for release in saved.releases},
         "records": records,
         "problems": report.problems,
     }
 
 
 def history_table(report: HistoryReport) -> str:
-    """One row per record: its id and where it is raised, at a glance."""
-    names = [release.name for release in report.releases]
-    rows = [("ID", "RELEASES")]
-    for record_id in sorted(report.found):
-        by_release = report.found[record_id]
-        raised = [name for name in names if by_release.get(name) is not None]
-        since = not_raised_since(by_release, names)
-        text = f"{raised[0]} – {raised[-1]}" if raised else "none"
-        text += f", not raised since {since}" if since else ""
-        rows.append((record_id, text))
+    """One row per record: its id and its releases, as its page says them at a glance."""
+    histories = sorted(error_histories(report.saved).items())
+    rows = [("ID", "RELEASES"), *((i, " · ".join(glance(h)) or "none") for i, h in histories)]
     width = max(len(row[0]) for row in rows)
     return "\n".join(printable(f"{a.ljust(width)}  {b}") for a, b in rows)

@@ -413,6 +413,9 @@ def statement_span(node: ast.stmt) -> tuple[int, int]:
     return start, node.end_lineno or node.lineno
 
 
+SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)  # what `RaiseSite.scope` names
+
+
 class _Scanner:
     """Walks the statements only (a raise or an assert is never inside an expression)."""
 
@@ -438,16 +441,16 @@ class _Scanner:
                 self.scope = scope
                 self.visit_assert(node)
             function = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-            named = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            name = node.name if isinstance(node, SCOPE_NODES) else None
             if function:
                 self.functions.append(statement_span(node))
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                self.names.append(node.name)
+            if name is not None:
+                self.names.append(name)
             for body in inner_bodies(node):
                 self.scan(body, node if function else scope)
             if function:
                 self.functions.pop()
-            if named:
+            if name is not None:
                 self.names.pop()
         self.bodies.pop()
 

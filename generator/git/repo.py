@@ -135,9 +135,12 @@ class ObjectReader:
             raise GitError(f"{sha[:12]} is not a tree")
         data, entries, at = found[2], [], 0
         while at < len(data):
-            space, nul = data.index(b" ", at), data.index(b"\0", at)
+            space, nul = data.find(b" ", at), data.find(b"\0", at)
+            if not 0 <= space < nul or nul + 21 > len(data):
+                raise GitError(f"tree {sha[:12]} is malformed")
             name = data[space + 1 : nul].decode("utf-8", errors="surrogateescape")
-            entries.append((data[at:space].decode(), name, data[nul + 1 : nul + 21].hex()))
+            mode = data[at:space].decode("ascii", errors="replace")
+            entries.append((mode, name, data[nul + 1 : nul + 21].hex()))
             at = nul + 21
         return entries
 
@@ -169,10 +172,11 @@ def list_files(repository: Repository, commit: str, under: str = "") -> list[str
         args += ["--", under.rstrip("/")]
     out = repository.run(*args).decode("utf-8", errors="surrogateescape")
     entries = (entry.split("\t", 1) for entry in out.split("\0") if "\t" in entry)
-    return sorted(path for info, path in entries if info.startswith(REGULAR_FILE_MODES))
+    return sorted(path for info, path in entries if info[:6] in REGULAR_FILE_MODES)
 
 
-REGULAR_FILE_MODES = ("100644 blob ", "100755 blob ")
+REGULAR_FILE_MODES = ("100644", "100755")  # a file (a link is 120000, a submodule 160000)
+TREE_MODE = "40000"  # a folder, as a tree object writes it (ls-tree writes 040000)
 
 
 def renamed_paths(repository: Repository, old_commit: str, new_commit: str) -> dict[str, str]:

@@ -157,8 +157,8 @@ def unit_entry(summary: RecordSummary, inputs: str, result: UnitResult, site: Si
 
 def record_extras(site: Site, record: Record) -> tuple[bytes, str]:
     """What site-wide files need from a record whose page another shard renders."""
-    history = site.histories.get((record.repo, record.id))
-    return error_line(record, site.links[record.id], site.config, history), record_words(record)
+    line = error_line(record, site.links[record.id], site.config, site.history(record))
+    return line, record_words(record)
 
 
 def record_words(record: Record) -> str:

@@ -24,7 +24,7 @@ def release_label(release: Release) -> str:
 def glance(history: ErrorHistory) -> list[str]:
     """The line under the title: "Raised in 7.0 – 8.1.3", "reworded in 8.0.0", "not raised
     since 8.2.0" (or "Unreleased")."""
-    runs = history.runs
+    runs = history.raised()
     if not runs:
         return []
     first, last, since = runs[0].first, runs[-1].last, history.not_raised_since
@@ -38,8 +38,7 @@ def glance(history: ErrorHistory) -> list[str]:
     shown = [
         f"{change} in {after.first.name}"
         for before, after in itertools.pairwise(runs)
-        for change in changes(before, after)
-        if not change.startswith("moved")  # where it moved is for the History section
+        for change in changes(before, after, moves=False)  # moves: the History section's
     ]
     parts += shown[-GLANCE_CHANGES:]
     if since is not None:
@@ -47,8 +46,9 @@ def glance(history: ErrorHistory) -> list[str]:
     return parts
 
 
-def changes(before: RaisedRun, after: RaisedRun) -> list[str]:
-    """What changed from one run to the next, in words (a line moved is no change)."""
+def changes(before: RaisedRun, after: RaisedRun, moves: bool = True) -> list[str]:
+    """What changed from one run to the next, in words (a line moved is no change; another
+    file is, with `moves`)."""
     if before.after != after.first:
         return [f"gone after {before.last.name}, back"]
     found = []
@@ -56,7 +56,7 @@ def changes(before: RaisedRun, after: RaisedRun) -> list[str]:
         found.append("reworded")
     if before.exception.rsplit(".", 1)[-1] != after.exception.rsplit(".", 1)[-1]:
         found.append(f"raised as {after.exception}")
-    if before.path != after.path:
+    if moves and before.path != after.path:
         found.append(f"moved to {after.path}")
     return found
 
@@ -85,7 +85,7 @@ def history_changes(history: ErrorHistory, repo: str, config: SiteConfig) -> lis
         return Change(release_label(release), what, former, run.message, run.exception, where, url)
 
     rows: list[Change] = []
-    runs = history.runs
+    runs = history.raised()
     for previous, run, following in zip((None, *runs), runs, (*runs[1:], None), strict=False):
         if previous is None:
             rows.append(row(run.first, run, "first raised" if run.first_index else "raised"))
@@ -113,7 +113,7 @@ def history_data(history: ErrorHistory) -> dict[str, Any]:
                 "line": run.line,
                 "commit": run.first.commit,
             }
-            for run in history.runs
+            for run in history.raised()
         ],
         "latest_release": history.latest.name,
         "not_raised_since": since.name if since else None,

@@ -238,16 +238,34 @@ class Release:
     commit: str
 
 
+class Found(NamedTuple):
+    """How one release raises an error."""
+
+    message: str  # the template, as the record writes it when the message is the record's
+    exception: str
+    path: str
+    line: int
+
+
+class Run(NamedTuple):
+    """Consecutive releases raising an error the same way, by index among the repository's
+    releases, oldest first: its first, and the one after its last (the number of releases
+    when the latest raises it)."""
+
+    first: int
+    until: int
+    found: Found
+
+
 @dataclass(frozen=True)
 class RaisedRun:
-    """Consecutive releases that raise an error the same way."""
+    """A run as a page shows it, its releases named."""
 
     first: Release
     last: Release
     after: Release | None  # the release after it, when it is not the latest
-    first_index: int  # of `first` among the repository's releases, oldest first
-    last_index: int
-    message: str  # the template, as those releases raise it
+    first_index: int
+    message: str
     exception: str
     path: str
     line: int
@@ -257,13 +275,33 @@ class RaisedRun:
 class ErrorHistory:
     """In which releases an error is raised, as `errpages history` found it."""
 
-    runs: tuple[RaisedRun, ...]  # oldest first
-    latest: Release  # the repository's latest release (or its unreleased code)
+    runs: tuple[Run, ...]  # oldest first
+    releases_key: str  # a digest of `releases`: histories equal read the same
+    releases: tuple[Release, ...] = field(repr=False, compare=False)  # the repository's
+
+    @property
+    def latest(self) -> Release:
+        return self.releases[-1]
 
     @property
     def not_raised_since(self) -> Release | None:
         """The release after the last one raising it, when the latest does not."""
-        return self.runs[-1].after if self.runs else None
+        last = self.runs[-1].until if self.runs else len(self.releases)
+        return self.releases[last] if last < len(self.releases) else None
+
+    def raised(self) -> tuple[RaisedRun, ...]:
+        """The runs with their releases named."""
+        named, count = self.releases, len(self.releases)
+        return tuple(
+            RaisedRun(
+                named[run.first],
+                named[run.until - 1],
+                named[run.until] if run.until < count else None,
+                run.first,
+                *run.found,
+            )
+            for run in self.runs
+        )
 
 
 class RecordStore:
@@ -300,16 +338,15 @@ class Site:
     links: LinkGraph
     drift: dict[str, DriftNote] = field(default_factory=dict)
     store: RecordStore = field(default_factory=RecordStore, compare=False)
-    # From content/history/: each repository's releases, oldest first, and each error's.
-    releases: dict[str, tuple[Release, ...]] = field(default_factory=dict)
+    # From content/history/: in which releases each error is raised.
     histories: dict[tuple[str, str], ErrorHistory] = field(default_factory=dict)  # (repo, id)
 
     def record(self, summary: RecordSummary) -> Record:
         return self.store.get(summary)
 
-    def history(self, summary: RecordSummary) -> ErrorHistory | None:
+    def history(self, record: RecordSummary | Record) -> ErrorHistory | None:
         """In which releases of its repository the error is raised, when that was found."""
-        return self.histories.get((summary.repo, summary.id))
+        return self.histories.get((record.repo, record.id))
 
     def drift_note(self, summary: RecordSummary) -> DriftNote | None:
         """The saved drift status, if it was taken for the commit the record is pinned to now."""
