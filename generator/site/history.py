@@ -52,7 +52,7 @@ def changes(before: RaisedRun, after: RaisedRun, moves: bool = True) -> list[str
     if before.after != after.first:
         return [f"gone after {before.last.name}, back"]
     found = []
-    if canonical(before.message) != canonical(after.message):
+    if before.message != after.message and canonical(before.message) != canonical(after.message):
         found.append("reworded")
     if before.exception.rsplit(".", 1)[-1] != after.exception.rsplit(".", 1)[-1]:
         found.append(f"raised as {after.exception}")
