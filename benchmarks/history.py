@@ -37,7 +37,8 @@ def errpages(*args: str) -> tuple[float, str]:
     took = time.perf_counter() - start
     if result.returncode != 0:
         raise SystemExit(f"errpages {args[0]} failed:\n{result.stderr}")
-    return took, result.stderr.strip().splitlines()[-1]
+    said = (result.stderr.strip() or result.stdout.strip()).splitlines()
+    return took, said[-1] if said else ""
 
 
 def git(repo: Path, *args: str) -> str:
