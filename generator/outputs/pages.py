@@ -37,20 +37,23 @@ def page_files(site: Site, env: Environment, version: Version) -> list[Planned]:
 
     def shown(records: list[RecordSummary]) -> tuple[Any, ...]:
         labels = site.links.labels
-        return tuple((version(record.file), labels[record.id]) for record in records)
+        return tuple(
+            (version(record.file), labels[record.id], site.history(record)) for record in records
+        )
 
     def page(template: str, context: Callable[[], dict[str, Any]]) -> Callable[[], bytes]:
         return lambda: env.get_template(template).render(context()).encode()
 
     files = []
     groups = group_by_repo(site.records)
-    for repo, records in groups.items():
-        make = page("repo.html", partial(repo_page_context, site, repo, records))
-        inputs: tuple[Any, ...] = ("repo.html", config, repo, shown(records))
+    overview = repo_overview(groups, site.histories)
+    for (repo, records), (*_, releases) in zip(groups.items(), overview, strict=True):
+        make = page("repo.html", partial(repo_page_context, site, repo, records, releases))
+        inputs: tuple[Any, ...] = ("repo.html", config, repo, shown(records), releases)
         files.append(Planned(urls.repo_page(repo), f"repository {repo}", inputs, make))
     # The newest errors once, for the home page and the feed (each takes the first so many).
     newest = recent_records(site, max(config.recent_count, config.feed_count))
-    overview, recent = repo_overview(groups), newest[: config.recent_count]
+    recent = newest[: config.recent_count]
     make = page("index.html", partial(home_page_context, site, overview, recent))
     inputs = ("index.html", config, tuple(overview), len(site.records), shown(recent))
     files.append(Planned(urls.HOME_PAGE, "home page", inputs, make))

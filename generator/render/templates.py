@@ -15,7 +15,7 @@ import re
 import sys
 import textwrap
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
@@ -40,7 +40,14 @@ from generator.render.pylex import PYTHON_LANGUAGES, logical_line
 from generator.render.reveal import finalize, reveal_html, reveal_text
 from generator.render.themes import theme_layers
 from generator.site import urls
-from generator.site.history import glance, history_changes, release_label
+from generator.site.history import (
+    ReleaseCount,
+    glance,
+    history_changes,
+    raised_ranges,
+    release_counts,
+    release_label,
+)
 from generator.site.links import short_text
 from generator.site.model import (
     DriftNote,
@@ -395,8 +402,19 @@ def render_error_page(
     return env.get_template("error.html").render(context)
 
 
-def error_summary(record: Record, page: PageLinks, label: str) -> dict[str, Any]:
-    return {"record": record, "short_title": label, "url": page.to_error(record.id)}
+def error_summary(
+    record: Record, page: PageLinks, label: str, history: ErrorHistory | None = None
+) -> dict[str, Any]:
+    """An error as a listing shows it; with its history, the releases raising it (for the
+    release filter) and the release since which none does."""
+    since = history.not_raised_since if history is not None else None
+    return {
+        "record": record,
+        "short_title": label,
+        "url": page.to_error(record.id),
+        "raised": raised_ranges(history) if history is not None else None,
+        "not_raised_since": release_label(since) if since is not None else None,
+    }
 
 
 def group_by_repo(records: Iterable[RecordSummary]) -> dict[str, list[RecordSummary]]:
@@ -414,10 +432,14 @@ def recent_records(site: Site, count: int | None = None) -> list[RecordSummary]:
     return heapq.nlargest(wanted, site.records, key=lambda r: r.analysis_date)
 
 
-RepoOverview = tuple[str, int, int, int]  # repository, errors, warnings, exception types
+# A repository's line on the home page: its name, errors, warnings and exception types, and
+# the same for each of its releases (from its errors' histories, newest first).
+RepoOverview = tuple[str, int, int, int, tuple[ReleaseCount, ...]]
 
 
-def repo_overview(groups: dict[str, list[RecordSummary]]) -> list[RepoOverview]:
+def repo_overview(
+    groups: dict[str, list[RecordSummary]], histories: Mapping[tuple[str, str], ErrorHistory]
+) -> list[RepoOverview]:
     """Each repository's line on the home page."""
     return [
         (
@@ -425,6 +447,7 @@ def repo_overview(groups: dict[str, list[RecordSummary]]) -> list[RepoOverview]:
             sum(1 for r in records if r.kind == "error"),
             sum(1 for r in records if r.kind == "warning"),
             len({r.exception for r in records}),
+            release_counts(records, histories),
         )
         for repo, records in groups.items()
     ]
@@ -445,19 +468,27 @@ def home_page_context(
             "errors": errors,
             "warnings": warnings,
             "exceptions": exceptions,
+            "releases": releases,
         }
-        for repo, errors, warnings, exceptions in overview
+        for repo, errors, warnings, exceptions, releases in overview
     ]
     return {
         **site_context(site.config, page, urls.canonical_url(site.config, urls.HOME_PAGE)),
         "repos": repos,
         "total": len(site.records),
-        "recent": [error_summary(site.record(r), page, site.links.labels[r.id]) for r in recent],
+        "recent": [
+            error_summary(site.record(r), page, site.links.labels[r.id], site.history(r))
+            for r in recent
+        ],
+        "has_releases": any(repo["releases"] for repo in repos),
     }
 
 
-def repo_page_context(site: Site, repo: str, records: list[RecordSummary]) -> dict[str, Any]:
-    """A repository's errors grouped by exception type, then by source file."""
+def repo_page_context(
+    site: Site, repo: str, records: list[RecordSummary], releases: tuple[ReleaseCount, ...]
+) -> dict[str, Any]:
+    """A repository's errors grouped by exception type, then by source file; with its
+    releases (`release_counts`), to narrow them to one."""
     path = urls.repo_page(repo)
     page = PageLinks.for_page(path)
     by_exception: dict[str, dict[str, list[RecordSummary]]] = defaultdict(lambda: defaultdict(list))
@@ -471,7 +502,9 @@ def repo_page_context(site: Site, repo: str, records: list[RecordSummary]) -> di
                 {
                     "path": source_path,
                     "errors": [
-                        error_summary(site.record(r), page, site.links.labels[r.id])
+                        error_summary(
+                            site.record(r), page, site.links.labels[r.id], site.history(r)
+                        )
                         for r in sorted(items, key=lambda r: (r.source_line, r.id))
                     ],
                 }
@@ -485,6 +518,7 @@ def repo_page_context(site: Site, repo: str, records: list[RecordSummary]) -> di
         "repo": repo,
         "total": len(records),
         "groups": groups,
+        "releases": releases,
     }
 
 

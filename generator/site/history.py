@@ -99,6 +99,66 @@ def history_changes(history: ErrorHistory, repo: str, config: SiteConfig) -> lis
     return rows
 
 
+def raised_ranges(history: ErrorHistory) -> str:
+    """The releases raising it, as ranges of release indexes ("0-4 6-9": first, and one past
+    the last), for the listings' release filter."""
+    spans: list[list[int]] = []
+    for run in history.runs:
+        if spans and spans[-1][1] == run.first:
+            spans[-1][1] = run.until
+        else:
+            spans.append([run.first, run.until])
+    return " ".join(f"{first}-{until}" for first, until in spans)
+
+
+@dataclass(frozen=True)
+class ReleaseCount:
+    """One release of a repository as the listings' release filter offers it: what the
+    repository's line reads when narrowed to that release."""
+
+    index: int
+    name: str
+    label: str
+    errors: int
+    warnings: int
+    exceptions: int
+
+
+def release_counts(
+    records: Iterable[RecordSummary], histories: Mapping[tuple[str, str], ErrorHistory]
+) -> tuple[ReleaseCount, ...]:
+    """For each release of one repository's errors, newest first, how many of them it raises
+    (none when no history was taken)."""
+    releases: tuple[Release, ...] = ()
+    kinds: dict[str, list[int]] = {"error": [], "warning": []}
+    exceptions: dict[str, list[int]] = {}
+    for summary in records:
+        history = histories.get((summary.repo, summary.id))
+        if history is None:
+            continue
+        if not releases:
+            releases = history.releases
+            kinds = {kind: [0] * (len(releases) + 1) for kind in kinds}
+        by_exception = exceptions.setdefault(summary.exception, [0] * (len(releases) + 1))
+        for run in history.runs:  # counted as differences: +1 at the first, -1 after the last
+            for counts in (kinds[summary.kind], by_exception):
+                counts[run.first] += 1
+                counts[run.until] -= 1
+    totals = {key: list(itertools.accumulate(counts)) for key, counts in kinds.items()}
+    raised = [list(itertools.accumulate(counts)) for counts in exceptions.values()]
+    return tuple(
+        ReleaseCount(
+            index,
+            release.name,
+            release_label(release),
+            totals["error"][index],
+            totals["warning"][index],
+            sum(1 for counts in raised if counts[index] > 0),
+        )
+        for index, release in reversed(list(enumerate(releases)))
+    )
+
+
 def history_data(history: ErrorHistory) -> dict[str, Any]:
     """The error's history in the JSON API: each run of releases raising it one way."""
     since = history.not_raised_since

@@ -123,6 +123,119 @@
     }
   }
 
+  /* Whether a listed error is raised in a release: its data-raised holds ranges of release
+   * indexes, "0-4 6-9" (first, and one past the last). */
+  function raisedIn(item, repo, index) {
+    if (item.getAttribute("data-repo") !== repo) {
+      return false;
+    }
+    return (item.getAttribute("data-raised") || "").split(" ").some(function (span) {
+      var ends = span.split("-");
+      return ends.length === 2 && Number(ends[0]) <= index && index < Number(ends[1]);
+    });
+  }
+
+  /* Keep an element's text as the page was built, to put back when the filter is cleared. */
+  function setText(node, text) {
+    if (!node.hasAttribute("data-built")) {
+      node.setAttribute("data-built", node.textContent);
+    }
+    node.textContent = text === null ? node.getAttribute("data-built") : text;
+  }
+
+  /* Narrow a listing to the errors one release raises, kept in the address
+   * (?release=8.1.3, and &repo=owner/name where the page lists several repositories). */
+  function setUpReleaseFilter() {
+    var form = document.querySelector("form[data-release-filter]");
+    if (!form) {
+      return;
+    }
+    var select = form.querySelector("select");
+    var several = select.querySelector("optgroup") !== null;
+    var stats = document.querySelector("[data-release-stats]");
+    var empty = document.querySelector("[data-release-empty]");
+
+    function apply() {
+      var option = select.options[select.selectedIndex];
+      var chosen = option && option.value ? option : null;
+      var repo = chosen ? chosen.getAttribute("data-repo") : "";
+      var index = chosen ? Number(chosen.getAttribute("data-index")) : -1;
+      var shown = 0;
+      Array.prototype.forEach.call(document.querySelectorAll("li[data-raised]"), function (item) {
+        item.hidden = chosen !== null && !raisedIn(item, repo, index);
+        shown += item.hidden ? 0 : 1;
+      });
+      Array.prototype.forEach.call(document.querySelectorAll("tr[data-repo]"), function (row) {
+        row.hidden = chosen !== null && row.getAttribute("data-repo") !== repo;
+        Array.prototype.forEach.call(row.querySelectorAll("[data-count]"), function (cell) {
+          setText(cell, chosen ? chosen.getAttribute("data-" + cell.getAttribute("data-count")) : null);
+        });
+      });
+      Array.prototype.forEach.call(document.querySelectorAll(".exception-group"), function (group) {
+        var count = 0;
+        Array.prototype.forEach.call(group.querySelectorAll("ul.error-list"), function (list) {
+          var visible = list.querySelectorAll("li:not([hidden])").length;
+          list.hidden = visible === 0;
+          if (list.previousElementSibling) {
+            list.previousElementSibling.hidden = visible === 0;
+          }
+          count += visible;
+        });
+        group.hidden = count === 0;
+        var counter = group.querySelector(".count");
+        if (counter) {
+          setText(counter, chosen ? "(" + count + ")" : null);
+        }
+      });
+      if (stats) {
+        setText(stats, chosen ? chosen.getAttribute("data-summary") : null);
+      }
+      if (empty) {
+        empty.hidden = chosen === null || shown > 0;
+      }
+      return chosen;
+    }
+
+    function remember(chosen) {
+      var params = new URLSearchParams(location.search);
+      params.delete("release");
+      params.delete("repo");
+      if (chosen) {
+        if (several) {
+          params.set("repo", chosen.getAttribute("data-repo"));
+        }
+        params.set("release", chosen.getAttribute("data-name"));
+      }
+      var query = params.toString();
+      try {
+        history.replaceState(null, "", location.pathname + (query ? "?" + query : "") + location.hash);
+      } catch (e) {
+        /* a browser that refuses to change the address keeps the filter all the same */
+      }
+    }
+
+    var params = new URLSearchParams(location.search);
+    var wanted = params.get("release");
+    var wantedRepo = params.get("repo");
+    Array.prototype.forEach.call(select.options, function (option) {
+      if (option.value && option.getAttribute("data-name") === wanted &&
+          (!wantedRepo || option.getAttribute("data-repo") === wantedRepo)) {
+        if (!select.value) {
+          select.value = option.value;
+        }
+      }
+    });
+    form.hidden = false;
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+    });
+    select.addEventListener("change", function () {
+      remember(apply());
+    });
+    apply();
+  }
+
   setUpCopyButtons();
   fillPlaceholders();
+  setUpReleaseFilter();
 })();

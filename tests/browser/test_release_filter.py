@@ -1,0 +1,90 @@
+"""The listings narrowed to one release, in a real browser, from disk."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+from playwright.sync_api import Browser, Page, expect
+
+from tests.conftest import parse_html, run_cli
+from tests.test_history import history, project  # noqa: F401  (the fixture)
+
+
+def shown_titles(tab: Page) -> list[str]:
+    return sorted(tab.locator("li[data-raised]:visible a").all_inner_texts())
+
+
+def test_a_listing_narrowed_to_a_release_shows_what_it_raises(
+    project,  # type: ignore[no-untyped-def]  # noqa: F811
+    tmp_path: Path,
+    browser: Browser,
+) -> None:
+    repo, _, content, _ = project
+    data = history(content, repo)
+    out = tmp_path / "site"
+    result = run_cli("build", "--content", str(content), "--out", str(out), "--drafts")
+    assert result.exit_code == 0, result.output
+    raised_in = {
+        release: {
+            r["id"] for r in data["records"] if release in {x["release"] for x in r["raised"]}
+        }
+        for release in data["releases"]
+    }
+    assert raised_in["v1.2"] != raised_in["v2.0"]  # the legacy error is gone, the mirror's back
+
+    # without a script: every error listed, the one gone by the latest release marked
+    listing = parse_html(out / "repos" / "acme" / "proj" / "index.html")
+    items = listing.select("li[data-raised]")
+    assert len(items) == len(data["records"])
+    marked = [li for li in items if li.select_one(".not-raised")]
+    assert [li.a["href"] for li in marked] == ["../../../errors/00000000000000aa/index.html"]
+    assert marked[0].select_one(".not-raised").get_text() == "not raised since v2.0"
+    options = listing.select("#release option[data-name]")
+    assert [o["data-name"] for o in options] == list(reversed(data["releases"]))
+
+    def titles_of(release: str) -> list[str]:
+        wanted = raised_in[release]
+        return sorted(li.a.get_text() for li in items if li.a["href"].split("/")[-2] in wanted)
+
+    context = browser.new_context()
+    problems: list[str] = []
+    tab = context.new_page()
+    tab.on("pageerror", lambda error: problems.append(str(error)))
+    tab.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    page_url = (out / "repos" / "acme" / "proj" / "index.html").as_uri()
+    tab.goto(page_url + "?release=v1.2")
+    expect(tab.locator("#release")).to_be_visible()
+    assert shown_titles(tab) == titles_of("v1.2")
+    expect(tab.locator("[data-release-stats]")).to_have_text(
+        f"{len(raised_in['v1.2'])} errors raised in v1.2."
+    )
+    tab.select_option("#release", label="v2.0")
+    assert shown_titles(tab) == titles_of("v2.0")
+    assert parse_qs(urlsplit(tab.url).query) == {"release": ["v2.0"]}
+    # every group and file heading left shows something; the counts are the release's
+    for group in tab.locator(".exception-group:visible").all():
+        shown = group.locator("li:visible").count()
+        assert shown > 0
+        expect(group.locator(".count")).to_have_text(f"({shown})")
+    tab.select_option("#release", index=0)
+    assert len(shown_titles(tab)) == len(data["records"])
+    assert urlsplit(tab.url).query == ""
+    expect(tab.locator("[data-release-stats]")).to_contain_text(
+        f"{len(data['records'])} errors, grouped"
+    )
+
+    # the home page, narrowed to the repository's oldest release
+    tab.goto((out / "index.html").as_uri() + "?repo=acme/proj&release=v1.0")
+    row = tab.locator("tr[data-repo='acme/proj']")
+    expect(row.locator("[data-count=errors]")).to_have_text(str(len(raised_in["v1.0"])))
+    expect(tab.locator("[data-release-stats]")).to_have_text(
+        f"{len(raised_in['v1.0'])} errors raised in v1.0."
+    )
+    recent = tab.locator("#recent li[data-raised]:visible a")
+    assert all(
+        href.split("/")[-2] in raised_in["v1.0"]
+        for href in recent.evaluate_all("links => links.map(a => a.getAttribute('href'))")
+    )
+    context.close()
+    assert problems == []
