@@ -106,7 +106,7 @@ from generator.parallel import (
 from generator.render.templates import make_environment
 from generator.render.themes import BUILTIN_THEMES, theme_layers
 from generator.site import urls
-from generator.site.history import unmarked_retired
+from generator.site.history import site_wordings, unmarked_retired
 from generator.site.links import link_records
 from generator.site.model import (
     Record,
@@ -746,9 +746,10 @@ def listing_files(
         return errors_index(site, entry).content
 
     labels = site.links.labels
+    wordings = site_wordings(records, site.histories)
 
     def search_index_bytes() -> bytes:
-        return search_files(records, words, labels)[0].content
+        return search_files(records, words, labels, wordings)[0].content
 
     def sitemap_bytes() -> bytes:
         return sitemap_xml(site).encode()
@@ -760,6 +761,7 @@ def listing_files(
             for r in records
         ),
         tuple((r.tags, r.retired, words[r.id]) for r in records),
+        tuple(sorted(wordings.items())),
     )
     files = [
         Planned(urls.ERRORS_INDEX_JSON, "errors index", index, errors_index_bytes),

@@ -417,6 +417,7 @@ def lookup_command(
 ) -> None:
     """Find the errors a traceback or log shows. Exit 1 when nothing matches."""
     from generator.build import content_folder_missing
+    from generator.site.history import site_wordings
     from generator.site.lookup import compile_matchers, lookup
 
     if not content.is_dir():
@@ -427,7 +428,8 @@ def lookup_command(
         text = sys.stdin.read()
     # Looking an error up needs the records, not a registry that a build would check.
     site = site_or_exit(content, base_url, "Cannot look anything up", drafts, check_registry=False)
-    matches = lookup(text, compile_matchers(site.records), limit)
+    wordings = site_wordings(site.records, site.histories)
+    matches = lookup(text, compile_matchers(site.records, wordings), limit)
     rows = [lookup_row(match, site.config, out) for match in matches]
     if as_json:
         click.echo(json.dumps({"matches": rows}, indent=2, ensure_ascii=False))
@@ -443,6 +445,12 @@ def lookup_command(
         )
         click.echo(f"{row['id']}  {printable(row['exception'])}: {printable(row['message'])}")
         click.echo(f"    {kind}; {row['repo']}")
+        if row["former"]:
+            former = row["former"]
+            click.echo(
+                f"    as {printable(former['releases'])} worded it: "
+                f"{printable(former['exception'])}: {printable(former['message'])}"
+            )
         for name, value in row["values"].items():
             click.echo(f"    {printable(name)} = {printable(value)}")
         click.echo(f"    {printable(row['url'])}")
@@ -472,6 +480,8 @@ def lookup_row(match: LookupMatch, config: SiteConfig, out: Path) -> dict[str, A
         "values": match.values,
         "url": url + (f"?{query}" if query else ""),
         "matched_text": match.matched_text,
+        # the former wording the text matched (an older release's), when not the message
+        "former": match.former._asdict() if match.former else None,
     }
 
 

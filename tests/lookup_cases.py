@@ -1,8 +1,9 @@
 """The traceback lookup cases of lookup_cases.yaml, which `errpages lookup` and the browser share.
 
-A case's templates become records with ids `t0`, `t1`, … in order. A text (or a
-message) is a string, or a list of strings and `[string, times]` pairs joined
-together, so that a 2 MB log is a line of YAML.
+A case's templates become records with ids `t0`, `t1`, … in order, each with
+the former wordings its `former` lists (`[message, exception, releases]`). A
+text (or a message) is a string, or a list of strings and `[string, times]`
+pairs joined together, so that a 2 MB log is a line of YAML.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 import yaml
 
 from generator.site.lookup import compile_matchers, lookup
-from generator.site.model import Record, Snippet, Source
+from generator.site.model import Record, Snippet, Source, Wording
 
 CASES_FILE = Path(__file__).resolve().parent / "lookup_cases.yaml"
 LOOKUP_JS = Path(__file__).resolve().parent.parent / "themes" / "default" / "static" / "lookup.js"
@@ -23,9 +24,9 @@ LOOKUP_JS = Path(__file__).resolve().parent.parent / "themes" / "default" / "sta
 @dataclass(frozen=True)
 class LookupCase:
     name: str
-    templates: tuple[dict[str, str], ...]  # id, message, exception: as the browser gets them
+    templates: tuple[dict[str, Any], ...]  # id, message, exception, former: as the browser has them
     text: str
-    matches: tuple[dict[str, Any], ...]  # id, exact, values: every match, best first
+    matches: tuple[dict[str, Any], ...]  # id, exact, values, former: every match, best first
 
 
 def joined(spec: str | list[Any]) -> str:
@@ -42,6 +43,7 @@ def load_cases() -> list[LookupCase]:
                 "id": f"t{index}",
                 "message": joined(template["message"]),
                 "exception": template.get("exception", "ValueError"),
+                "former": [list(wording) for wording in template.get("former", ())],
             }
             for index, template in enumerate(raw["templates"])
         )
@@ -51,6 +53,7 @@ def load_cases() -> list[LookupCase]:
                 "exact": m["exact"],
                 "weak": m.get("weak", False),
                 "values": m.get("values", {}),
+                "former": m.get("former"),
             }
             for m in raw["matches"]
         )
@@ -58,7 +61,7 @@ def load_cases() -> list[LookupCase]:
     return cases
 
 
-def record(template: dict[str, str]) -> Record:
+def record(template: dict[str, Any]) -> Record:
     snippet = Snippet("raise X()", 1, "python")
     return Record(
         id=template["id"],
@@ -76,9 +79,16 @@ def record(template: dict[str, str]) -> Record:
 
 def python_matches(case: LookupCase) -> list[dict[str, Any]]:
     """What `errpages lookup` finds for a case, as the table states it."""
-    matchers = compile_matchers([record(template) for template in case.templates])
+    wordings = {t["id"]: tuple(Wording(*w) for w in t.get("former", ())) for t in case.templates}
+    matchers = compile_matchers([record(template) for template in case.templates], wordings)
     return [
-        {"id": m.record.id, "exact": m.exact, "weak": m.weak, "values": m.values}
+        {
+            "id": m.record.id,
+            "exact": m.exact,
+            "weak": m.weak,
+            "values": m.values,
+            "former": m.former.releases if m.former else None,
+        }
         for m in lookup(case.text, matchers, limit=100)
     ]
 
@@ -95,7 +105,7 @@ async ([source, cases, timeoutMs]) => {
           seconds: (performance.now() - started) / 1000,
           // Values as pairs: a copy as an object would drop a key named __proto__.
           matches: found.map((r) => ({
-            id: r.doc.id, exact: r.exact, weak: r.weak,
+            id: r.doc.id, exact: r.exact, weak: r.weak, former: r.former ? r.former[2] : null,
             values: Object.keys(r.values).map((k) => [k, r.values[k]])
           }))
         };

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -267,3 +269,69 @@ def test_a_malformed_tree_is_a_clear_error(project) -> None:  # type: ignore[no-
         assert result.exit_code == 1, result.output
         assert f"tree {tree[:12]} is malformed" in result.output
         assert "Traceback" not in result.output
+
+
+def test_lookup_and_the_exported_module_know_an_older_releases_wording(
+    project, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    repo, _, content, ids = project
+    history(content, repo)
+    old_widget = "Traceback (most recent call last):\nKeyError: \"unknown widget 'dial'\"\n"
+    old_shape = "TypeError: Shape 'cube' cannot be drawn on this canvas"
+    for text, record_id, releases in (
+        (old_widget, ids["no widget"], "v1.0"),
+        (old_shape, ids["Shape {s!r}"], "v1.0 – v1.1"),
+    ):
+        result = run_cli("lookup", "--content", str(content), "--drafts", "--json", "--text", text)
+        assert result.exit_code == 0, result.output
+        best = json.loads(result.stdout)["matches"][0]
+        assert (best["id"], best["exact"], best["former"]["releases"]) == (
+            record_id,
+            True,
+            releases,
+        )
+        assert best["message"] != best["former"]["message"]  # the page's, and the old one
+    plain = run_cli("lookup", "--content", str(content), "--drafts", "--text", old_widget)
+    assert "as v1.0 worded it: KeyError: unknown widget {name!r}" in plain.output
+    assert "?name=dial" in plain.output
+    # today's wording is no former one
+    now = run_cli(
+        "lookup",
+        "--content",
+        str(content),
+        "--drafts",
+        "--json",
+        "--text",
+        "KeyError: \"no widget named 'dial'\"",
+    )
+    assert json.loads(now.stdout)["matches"][0]["former"] is None
+
+    # the exported module links the old wording too, and says so in the note it adds
+    widget = next((content / "errors").rglob("no-widget-named-*.yaml"))
+    widget.write_text(widget.read_text().replace("draft: true\n", ""))
+    target = tmp_path / "vendored" / "links.py"
+    target.parent.mkdir()
+    result = run_cli(
+        "export", "python", str(target), "--content", str(content), "--base-url", "https://e.test/"
+    )
+    assert result.exit_code == 0, result.output
+    probe = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", EXPORT_PROBE, str(target.parent)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert probe.returncode == 0, probe.stderr
+    url, note = json.loads(probe.stdout)
+    assert url == f"https://e.test/errors/{ids['no widget']}/?name=dial"
+    assert note == f"See {url} (the message as v1.0 worded it)"
+
+
+EXPORT_PROBE = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import links
+error = KeyError("unknown widget 'dial'")
+links.add_note(error)
+print(json.dumps([links.url_for(error), getattr(error, "__notes__", [None])[-1]]))
+"""

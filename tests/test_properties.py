@@ -271,7 +271,7 @@ def test_the_search_index_script_reads_back_as_its_errors(
     records = tuple(summary for summary, _ in site)
     labels = distinct_labels(records)
     words = {summary.id: words for summary, words in site}
-    script = search_files(records, words, labels)[0].content
+    script = search_files(records, words, labels, {})[0].content
     text = script.decode()
     prefix, suffix = "window.ERRPAGES_SEARCH = JSON.parse('", "');\n"
     assert text.startswith(prefix) and text.endswith(suffix)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 
 from generator import __version__
+from generator.site.history import site_wordings
 from generator.site.lookup import compile_matcher
 from generator.site.model import Site
 
@@ -33,8 +34,8 @@ _SPACES.update((c, " ") for c in range(0x2000, 0x200B))
 def _index():
     """The errors by exception class, then by how their message begins."""
     index = {}
-    for error_id, exception, literals, names, conversions in json.loads(_DATA):
-        entry = (error_id, literals, names, conversions)
+    for error_id, exception, literals, names, conversions, *former in json.loads(_DATA):
+        entry = (error_id, literals, names, conversions, former[0] if former else "")
         by_start = index.setdefault(exception, ({}, []))
         if names[0]:  # the message begins with a placeholder
             by_start[1].append(entry)
@@ -73,7 +74,7 @@ def _match(entry, lined, flat):
     literal run at its first place after the one before (the last one at the end, unless a
     placeholder ends the template), at least one character between two, never a line break
     in a value."""
-    error_id, literals, names, conversions = entry
+    error_id, literals, names, conversions, _ = entry
     position, starts = 0, []
     last = len(literals) - 1
     for index, literal in enumerate(literals):
@@ -120,13 +121,27 @@ def url_for(exc):
     """The page of a raised exception, with the values found in its message, or None. Never
     raises: an exception whose message cannot be had (its __str__ raises, or gives no
     string) has no page."""
+    return _found(exc)[0]
+
+
+def _found(exc):
+    """The page of a raised exception and, when its message is as older releases worded
+    it, which ones; (None, "") when it has no page."""
     try:
-        return _url_for(exc)
+        return _page(exc)
     except Exception:
+        return None, ""
+
+
+def _see(exc):
+    """The line that points a reader at the exception's page, or None."""
+    url, former = _found(exc)
+    if not url:
         return None
+    return "See " + url + (" (the message as " + former + " worded it)" if former else "")
 
 
-def _url_for(exc):
+def _page(exc):
     message = str(exc)
     if isinstance(exc, KeyError) and len(exc.args) == 1 and isinstance(exc.args[0], str):
         message = exc.args[0]  # str() of a KeyError is its message quoted
@@ -142,8 +157,8 @@ def _url_for(exc):
             values = _match(entry, lined, flat)
             if values is not None:
                 query = "?" + _query(values) if values else ""
-                return BASE_URL + "errors/" + entry[0] + "/" + query
-    return None
+                return BASE_URL + "errors/" + entry[0] + "/" + query, entry[4]
+    return None, ""
 
 
 def install_excepthook():
@@ -155,10 +170,10 @@ def install_excepthook():
 
     def hook(kind, value, traceback):
         previous(kind, value, traceback)
-        url = url_for(value) if value is not None else None
-        if url:
+        see = _see(value) if value is not None else None
+        if see:
             try:
-                sys.stderr.write("See " + url + "\n")
+                sys.stderr.write(see + "\n")
             except Exception:  # no stderr, or one that cannot write the base URL
                 pass
 
@@ -171,8 +186,7 @@ def add_note(exc):
     traceback wherever it is printed or logged); the exception, for `raise add_note(…)`.
     Never raises: notes that cannot be added are left as they are."""
     try:
-        url = url_for(exc)
-        note = "See " + url if url else None
+        note = _see(exc)
         if note and note not in getattr(exc, "__notes__", ()):
             exc.add_note(note)
     except Exception:
@@ -188,15 +202,19 @@ HEAD = 16  # how much of a message's first literal run the index keys on
 def python_module(site: Site) -> tuple[bytes, int]:
     """The module's bytes, and how many errors it links: the published ones (no drafts, no
     retired ones) of a site that has a base URL, sorted by id."""
-    entries = []
+    entries: list[list[object]] = []
+    wordings = site_wordings(site.records, site.histories)
     for record in site.records:
         if record.draft or record.retired:
             continue
-        matcher = compile_matcher(record)
-        if not matcher.literals:
-            continue  # a template of placeholders only matches any message
-        names = [gap[0] if gap else "" for gap in matcher.gaps]
-        entries.append([record.id, record.exception, matcher.literals, names, matcher.conversions])
+        for wording in (None, *wordings.get(record.id, ())):
+            matcher = compile_matcher(record, wording)
+            if not matcher.literals:
+                continue  # a template of placeholders only matches any message
+            names = [gap[0] if gap else "" for gap in matcher.gaps]
+            entry: list[object] = [record.id, matcher.exception, matcher.literals, names]
+            entry.append(matcher.conversions)
+            entries.append(entry if wording is None else [*entry, wording.releases])
     data = json.dumps(entries, ensure_ascii=True, separators=(",", ":"))
     # Everything taken from the content goes into the module through repr() only: a title
     # or a message is data, never code.
@@ -211,7 +229,8 @@ def python_module(site: Site) -> tuple[bytes, int]:
         f"ERRPAGES_VERSION = {__version__!r}\n"
         f"_HEAD = {HEAD}\n"
         "# [id, exception, literal runs, the placeholder before each run and after the last,\n"
-        "#  and its !conversion], as errpages lookup reads each message template\n"
+        "#  and its !conversion (and, for a former wording, the releases that raised it)],\n"
+        "#  as errpages lookup reads each message template\n"
         f"_DATA = {data!r}\n"
     )
-    return (head + constants + RUNTIME).encode(), len(entries)
+    return (head + constants + RUNTIME).encode(), len({entry[0] for entry in entries})

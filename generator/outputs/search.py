@@ -17,9 +17,11 @@ from typing import Any
 from generator.outputs import OutputFile
 from generator.render.markdown import text_of_html
 from generator.site import urls
-from generator.site.model import Record, RecordSummary
+from generator.site.model import Record, RecordSummary, Wording
 
 FIELDS = ("id", "repo", "kind", "exception", "message", "title", "path", "tags", "words", "retired")
+# With histories, each error's former wordings: [[message, exception, releases], ...].
+FORMER_FIELD = "former"
 # Fields whose values repeat across errors: shipped once in `strings`, referred to by number.
 SHARED_FIELDS = ("repo", "kind", "exception", "path")
 # Words as the browser splits them: runs of letters, digits and underscores.
@@ -56,20 +58,25 @@ class Table:
 
 
 def search_index(
-    records: tuple[RecordSummary, ...], words_by_id: dict[str, str], labels: dict[str, str]
+    records: tuple[RecordSummary, ...],
+    words_by_id: dict[str, str],
+    labels: dict[str, str],
+    wordings: dict[str, tuple[Wording, ...]],
 ) -> dict[str, Any]:
     """The index: one short array per error; repeated strings and meaning words numbered.
 
     `words` holds the numbers of the error's meaning words in `vocabulary`,
     written in base 36 and separated by spaces; the vocabulary is sorted so
-    the browser can find every word that starts with what was typed.
+    the browser can find every word that starts with what was typed. When
+    some error has former wordings (`site.history.site_wordings`), every
+    array ends with its own (or 0), for the traceback lookup.
     """
     strings = Table()
     per_record = [words_by_id[record.id].split() for record in records]
     vocabulary = sorted(set().union(*per_record))
     word_number = numbering(vocabulary)
     number = strings.number
-    docs = [
+    docs: list[list[Any]] = [
         [
             record.id,
             number(record.repo),
@@ -84,14 +91,18 @@ def search_index(
         ]
         for record, words in zip(records, per_record, strict=True)
     ]
-    return {**index_head(strings.values(), vocabulary), "docs": docs}
+    if wordings:
+        for doc, record in zip(docs, records, strict=True):
+            former = wordings.get(record.id)
+            doc.append([list(wording) for wording in former] if former else 0)
+    return {**index_head(strings.values(), vocabulary, bool(wordings)), "docs": docs}
 
 
-def index_head(strings: list[str], vocabulary: list[str]) -> dict[str, Any]:
+def index_head(strings: list[str], vocabulary: list[str], former: bool) -> dict[str, Any]:
     """The index's fields before its docs."""
     return {
         "version": 2,
-        "fields": list(FIELDS),
+        "fields": [*FIELDS, FORMER_FIELD] if former else list(FIELDS),
         "shared": list(SHARED_FIELDS),
         "strings": strings,
         "vocabulary": vocabulary,
@@ -147,9 +158,12 @@ def script(text: str) -> str:
 
 
 def search_files(
-    records: tuple[RecordSummary, ...], words_by_id: dict[str, str], labels: dict[str, str]
+    records: tuple[RecordSummary, ...],
+    words_by_id: dict[str, str],
+    labels: dict[str, str],
+    wordings: dict[str, tuple[Wording, ...]],
 ) -> list[OutputFile]:
     """Plan the search index script (meaning words per record come from the record units;
     `labels`: each error's label, shown in the results, where it is not the message)."""
-    body = script(literal(script_json(search_index(records, words_by_id, labels))))
+    body = script(literal(script_json(search_index(records, words_by_id, labels, wordings))))
     return [OutputFile(urls.SEARCH_INDEX_JS, body.encode(), "search index")]

@@ -12,7 +12,14 @@ from generator.content.history import UNRELEASED
 from generator.diagnostics import Diagnostic, Position, warning
 from generator.git.pyraises import canonical
 from generator.site import urls
-from generator.site.model import ErrorHistory, RaisedRun, RecordSummary, Release, SiteConfig
+from generator.site.model import (
+    ErrorHistory,
+    RaisedRun,
+    RecordSummary,
+    Release,
+    SiteConfig,
+    Wording,
+)
 
 GLANCE_CHANGES = 3  # the latest changes shown at a glance (the History section lists all)
 
@@ -97,6 +104,48 @@ def history_changes(history: ErrorHistory, repo: str, config: SiteConfig) -> lis
         if run.after is not None and (following is None or following.first != run.after):
             rows.append(row(run.after, run, "no longer raised"))
     return rows
+
+
+def former_wordings(history: ErrorHistory, message: str) -> tuple[Wording, ...]:
+    """The messages other than `message` that releases raised the error with, each with the
+    releases that did (for lookup to know a traceback from an older release); oldest first."""
+    spans: dict[str, list[tuple[RaisedRun, RaisedRun]]] = {}
+    exceptions: dict[str, str] = {}
+    current = canonical(message)
+    for run in history.raised():
+        if run.message == message or canonical(run.message) == current:
+            continue
+        runs = spans.setdefault(run.message, [])
+        if runs and runs[-1][1].after == run.first:
+            runs[-1] = (runs[-1][0], run)
+        else:
+            runs.append((run, run))
+        exceptions[run.message] = run.exception  # the latest release's
+    return tuple(
+        Wording(
+            former,
+            exceptions[former],
+            ", ".join(
+                release_label(first.first)
+                if first.first == last.last
+                else f"{release_label(first.first)} – {release_label(last.last)}"
+                for first, last in runs
+            ),
+        )
+        for former, runs in spans.items()
+    )
+
+
+def site_wordings(
+    records: Iterable[RecordSummary], histories: Mapping[tuple[str, str], ErrorHistory]
+) -> dict[str, tuple[Wording, ...]]:
+    """Each error's former wordings (`former_wordings`), by id, for those that have some."""
+    found = {}
+    for summary in records:
+        history = histories.get((summary.repo, summary.id))
+        if history is not None and (wordings := former_wordings(history, summary.message)):
+            found[summary.id] = wordings
+    return found
 
 
 def raised_ranges(history: ErrorHistory) -> str:

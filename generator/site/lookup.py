@@ -31,15 +31,20 @@ cases of tests/lookup_cases.yaml hold both to them. Matching never backtracks:
 - Records with no full match can still match partly: most of their words
   appear in one `Exception: message` line (one of the last MAX_EXCEPTION_LINES
   different ones).
+- A record whose error earlier releases raised with other messages (its
+  history) is matched by each of those wordings too, with the exception class
+  each was raised as; a record is found once, by its best match, which says
+  which releases worded it so when it is a former wording.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from generator.content.messages import message_parts
-from generator.site.model import RecordSummary
+from generator.site.model import RecordSummary, Wording
 
 # Line breaks are \n and \r; these are the other white space characters.
 WHITESPACE = (
@@ -78,6 +83,8 @@ class Matcher:
     literal_length: int
     required_words: frozenset[str]
     words: frozenset[str]
+    exception: str  # as the wording was raised
+    former: Wording | None = None  # when it is a former wording
 
 
 @dataclass(frozen=True)
@@ -88,6 +95,7 @@ class LookupMatch:
     values: dict[str, str] = field(default_factory=dict)
     matched_text: str = ""
     weak: bool = False  # a full match of little literal text (see the module's docstring)
+    former: Wording | None = None  # the former wording it matched
 
 
 @dataclass(frozen=True)
@@ -152,15 +160,17 @@ def words(text: str) -> frozenset[str]:
     return frozenset(w.lower() for w in WORD_RE.findall(text))
 
 
-def compile_matcher(record: RecordSummary) -> Matcher:
-    """Split a record's message template into literal runs and the gaps between them."""
+def compile_matcher(record: RecordSummary, wording: Wording | None = None) -> Matcher:
+    """Split a record's message template (or one of its former wordings) into literal runs
+    and the gaps between them."""
     literals: list[str] = []
     gaps: list[tuple[str, ...]] = []
     conversions: list[str] = []
     gap: list[str] = []
     conversion = ""
     required: set[str] = set()
-    template = lined_text(record.message.replace("\r", "\n")).replace("\n", " ").strip(" ")
+    message = record.message if wording is None else wording.message
+    template = lined_text(message.replace("\r", "\n")).replace("\n", " ").strip(" ")
     for part in message_parts(template):
         if part.is_placeholder:
             conversion = conversion if gap else part.conversion
@@ -186,11 +196,21 @@ def compile_matcher(record: RecordSummary) -> Matcher:
         literal_length=sum(len(literal.replace(" ", "")) for literal in literals),
         required_words=frozenset(required),
         words=words(" ".join(literals)),
+        exception=record.exception if wording is None else wording.exception,
+        former=wording,
     )
 
 
-def compile_matchers(records: tuple[RecordSummary, ...] | list[RecordSummary]) -> list[Matcher]:
-    return [compile_matcher(record) for record in records]
+def compile_matchers(
+    records: Sequence[RecordSummary], wordings: Mapping[str, tuple[Wording, ...]] | None = None
+) -> list[Matcher]:
+    """A matcher for each record's message, and one for each of its former wordings."""
+    formers = wordings or {}
+    return [
+        compile_matcher(record, wording)
+        for record in records
+        for wording in (None, *formers.get(record.id, ()))
+    ]
 
 
 class Finder:
@@ -250,7 +270,7 @@ def exact_match(matcher: Matcher, text: Text) -> LookupMatch | None:
                 begin += 1
             if begin == first:
                 continue
-        named = named_before(flat, begin, matcher.record.exception)
+        named = named_before(flat, begin, matcher.exception)
         whole_line = named and (end == len(lined) or lined[end] == "\n")
         weak = matcher.literal_length < MIN_EXACT_LITERAL and not whole_line
         score = float(matcher.literal_length) if weak else EXACT_BASE + matcher.literal_length
@@ -258,7 +278,9 @@ def exact_match(matcher: Matcher, text: Text) -> LookupMatch | None:
         score += begin / max(len(flat), 1)  # later wins ties: the raised one is last
         if best is None or score > best.score:
             values = placeholder_values(matcher, flat, begin, starts, end)
-            best = LookupMatch(matcher.record, score, not weak, values, flat[begin:end], weak)
+            best = LookupMatch(
+                matcher.record, score, not weak, values, flat[begin:end], weak, matcher.former
+            )
         floor = end
         search = max(search, end + need(gaps[0]))
     return best
@@ -320,21 +342,25 @@ def partial_match(
         shared = len(matcher.words & line_words) / len(matcher.words)
         if shared < PARTIAL_THRESHOLD:
             continue
-        same_type = exception.rsplit(".", 1)[-1] == matcher.record.exception
+        same_type = exception.rsplit(".", 1)[-1] == matcher.exception
         score = shared * 100 + (20 if same_type else 0)
         if best is None or score > best.score:
-            best = LookupMatch(matcher.record, score, False, {}, line)
+            best = LookupMatch(matcher.record, score, False, {}, line, former=matcher.former)
     return best
 
 
 def lookup(text: str, matchers: list[Matcher], limit: int = 5) -> list[LookupMatch]:
-    """Rank the records a traceback or log shows: full matches first, then partial ones."""
+    """Rank the records a traceback or log shows: full matches first, then partial ones; each
+    record once, by its best match (its message first among equals)."""
     seen = Text.read(text)
     lines = exception_lines(seen)
     matches = []
-    for matcher in matchers:
+    for order, matcher in enumerate(matchers):
         match = exact_match(matcher, seen) or partial_match(matcher, lines)
         if match is not None:
-            matches.append(match)
-    matches.sort(key=lambda m: (-m.score, m.record.id))
-    return matches[:limit]
+            matches.append((order, match))
+    matches.sort(key=lambda pair: (-pair[1].score, pair[1].record.id, pair[0]))
+    found: dict[str, LookupMatch] = {}
+    for _, match in matches:
+        found.setdefault(match.record.id, match)
+    return list(found.values())[:limit]

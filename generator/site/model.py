@@ -271,6 +271,14 @@ class RaisedRun:
     line: int
 
 
+class Wording(NamedTuple):
+    """A message as some releases raised it before it read as its record says."""
+
+    message: str  # the template
+    exception: str
+    releases: str  # which, for a reader: "v1.0 – v1.4, v2.1"
+
+
 @dataclass(frozen=True)
 class ErrorHistory:
     """In which releases an error is raised, as `errpages history` found it."""

@@ -116,9 +116,11 @@
     return parts;
   }
 
-  /* A record's message template as its literal runs and the placeholder gaps around them. */
-  function compileMatcher(doc) {
-    var template = stripSpaces(linedText(doc.message.replace(/\r/g, "\n")).replace(/\n/g, " "));
+  /* A record's message template (or a former wording: [message, exception, releases]) as its
+   * literal runs and the placeholder gaps around them. */
+  function compileMatcher(doc, wording) {
+    var message = wording ? wording[0] : doc.message;
+    var template = stripSpaces(linedText(message.replace(/\r/g, "\n")).replace(/\n/g, " "));
     var literals = [];
     var gaps = [];
     var conversions = [];
@@ -149,6 +151,8 @@
     conversions.push(conversion);
     return {
       doc: doc,
+      exception: wording ? wording[1] : doc.exception,
+      former: wording || null,
       literals: literals,
       gaps: gaps,
       conversions: conversions,
@@ -267,7 +271,7 @@
           continue;
         }
       }
-      var named = namedBefore(flat, begin, matcher.doc.exception);
+      var named = namedBefore(flat, begin, matcher.exception);
       var wholeLine = named && (end === lined.length || lined[end] === "\n");
       var weak = matcher.literalLength < MIN_EXACT_LITERAL && !wholeLine;
       var score = weak ? matcher.literalLength : EXACT_BASE + matcher.literalLength;
@@ -275,7 +279,7 @@
       score += begin / Math.max(flat.length, 1);  // later wins ties: the raised one is last
       if (!best || score > best.score) {
         best = { doc: matcher.doc, score: score, exact: !weak, partial: false, weak: weak,
-          values: placeholderValues(matcher, flat, begin, starts, end) };
+          values: placeholderValues(matcher, flat, begin, starts, end), former: matcher.former };
       }
       floor = end;
       search = Math.max(search, end + need(gaps[0]));
@@ -319,35 +323,54 @@
       if (fraction < PARTIAL_THRESHOLD) {
         return;
       }
-      var sameType = line.exception.split(".").pop() === matcher.doc.exception;
+      var sameType = line.exception.split(".").pop() === matcher.exception;
       var score = fraction * 100 + (sameType ? 20 : 0);
       if (!best || score > best.score) {
         best = { doc: matcher.doc, score: score, exact: false, partial: true, weak: false,
-          values: Object.create(null) };
+          values: Object.create(null), former: matcher.former };
       }
     });
     return best;
   }
 
-  /* Rank the records a traceback or log shows: full matches first, then partial ones. */
+  /* Rank the records a traceback or log shows: full matches first, then partial ones; each
+   * record once, by its best match (its message first among equals). */
   function lookup(text, matchers) {
     var seen = readText(text);
     var lines = exceptionLines(seen);
     var matches = [];
-    matchers.forEach(function (matcher) {
+    matchers.forEach(function (matcher, order) {
       var match = exactMatch(matcher, seen) || partialMatch(matcher, lines);
       if (match) {
+        match.order = order;
         matches.push(match);
       }
     });
-    return matches.sort(function (a, b) {
-      return b.score - a.score || (a.doc.id < b.doc.id ? -1 : a.doc.id > b.doc.id ? 1 : 0);
+    matches.sort(function (a, b) {
+      return b.score - a.score || (a.doc.id < b.doc.id ? -1 : a.doc.id > b.doc.id ? 1 : 0) ||
+        a.order - b.order;
+    });
+    var found = new Set();
+    return matches.filter(function (match) {
+      var first = !found.has(match.doc.id);
+      found.add(match.doc.id);
+      return first;
     });
   }
 
   root.ERRPAGES_LOOKUP = {
-    /* docs: objects with id, message and exception. */
-    matchers: function (docs) { return docs.map(compileMatcher); },
+    /* docs: objects with id, message and exception, and former wordings as `former`:
+     * [[message, exception, releases], ...]. */
+    matchers: function (docs) {
+      var matchers = [];
+      docs.forEach(function (doc) {
+        matchers.push(compileMatcher(doc));
+        (doc.former || []).forEach(function (wording) {
+          matchers.push(compileMatcher(doc, wording));
+        });
+      });
+      return matchers;
+    },
     lookup: lookup
   };
 })(typeof self !== "undefined" ? self : this);

@@ -191,7 +191,8 @@
       var score = result.score + boost;
       if (!previous || score > previous.score) {
         byDoc.set(result.doc.index, { doc: result.doc, score: score, exact: result.exact,
-          partial: result.partial, weak: result.weak, values: result.values });
+          partial: result.partial, weak: result.weak, values: result.values,
+          former: result.former || null });
       }
     }
     if (pasted.trim()) {
@@ -296,6 +297,10 @@
           : result.weak
             ? "Weak match: little of this message is fixed text, so it may be in the text by chance"
             : "Close match: the message may have changed since this page was written";
+        if (result.former) {
+          why.textContent += " (as " + reveal(result.former[2]) + " worded it: " +
+            reveal(result.former[1] + ": " + result.former[0]) + ")";
+        }
         item.appendChild(why);
       }
       results.appendChild(item);

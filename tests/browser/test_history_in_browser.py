@@ -1,4 +1,5 @@
-"""The listings narrowed to one release, in a real browser, from disk."""
+"""Errors through time in a real browser, from disk: the listings narrowed to one release,
+and the search page knowing a traceback with an older release's wording."""
 
 from __future__ import annotations
 
@@ -86,5 +87,17 @@ def test_a_listing_narrowed_to_a_release_shows_what_it_raises(
         href.split("/")[-2] in raised_in["v1.0"]
         for href in recent.evaluate_all("links => links.map(a => a.getAttribute('href'))")
     )
+
+    # the search page: a traceback with v1.0's wording of the widget error
+    tab.goto((out / "search" / "index.html").as_uri())
+    tab.fill("#q", "KeyError: \"unknown widget 'dial'\"")
+    first = tab.locator("#results li").first
+    expect(first.locator(".why")).to_contain_text(
+        "(as v1.0 worded it: KeyError: unknown widget {name!r})"
+    )
+    expect(first.locator("a.result-link")).to_have_text("no widget named {name!r}")
+    first.locator("a.result-link").click()
+    expect(tab.locator("h1")).to_contain_text("no widget named")
+    assert parse_qs(urlsplit(tab.url).query) == {"name": ["dial"]}
     context.close()
     assert problems == []
