@@ -737,7 +737,13 @@ def history_command(
 ) -> None:
     """Find in which releases each record's error is raised, and save it in content/history/."""
     from generator.content.schema import REPO_RE
-    from generator.git.history import HistoryError, history_json, history_table, run_history
+    from generator.git.history import (
+        HistoryError,
+        history_json,
+        history_table,
+        run_history,
+        unparsed_summary,
+    )
     from generator.git.pinning import PinError
     from generator.git.repo import GitError
 
@@ -760,6 +766,8 @@ def history_command(
         click.echo(json.dumps(history_json(report), indent=2, ensure_ascii=False))
     else:
         click.echo(history_table(report))
+    if report.unparsed:
+        click.echo(unparsed_summary(report), err=True)
     click.echo(
         f"Followed {plural(len(report.saved.runs), 'record')} through "
         f"{plural(len(report.saved.releases), 'release')} ({report.looked_at} looked at, the "

@@ -335,3 +335,31 @@ error = KeyError("unknown widget 'dial'")
 links.add_note(error)
 print(json.dumps([links.url_for(error), getattr(error, "__notes__", [None])[-1]]))
 """
+
+
+def test_a_release_whose_file_this_python_cannot_parse_is_said_not_silently_missed(
+    tmp_path: Path,
+    make_content,  # type: ignore[no-untyped-def]
+) -> None:
+    repo = GitRepo(tmp_path / "old")
+    raising = '    raise RuntimeError("The content for this response was already consumed")\n'
+    repo.write("pkg/models.py", "try:\n    pass\nexcept ValueError, e:\n    pass\n" + raising)
+    repo.commit("0.9, Python 2")
+    repo.git("tag", "v0.9")
+    repo.write("pkg/models.py", "def content():\n" + raising)
+    repo.commit("1.0")
+    repo.git("tag", "v1.0")
+    content = make_content({})
+    scanned = run_cli("scan", str(repo.path), "--repo", "acme/old", "--content", str(content))
+    assert scanned.exit_code == 0, scanned.output
+    result = run_cli("history", "--content", str(content), "--repo-dir", str(repo.path), "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert [r["release"] for r in data["records"][0]["raised"]] == ["v1.0"]
+    [unparsed] = data["unparsed"]  # what the parser says differs from one Python to another
+    assert (unparsed["release"], unparsed["path"], bool(unparsed["problem"])) == (
+        "v0.9",
+        "pkg/models.py",
+        True,
+    )
+    assert f"pkg/models.py in 1 release (v0.9): {unparsed['problem']}" in result.stderr

@@ -220,6 +220,12 @@ def test_a_message_built_in_steps_is_one_message() -> None:
         "    message = \"{error_type} '{0.status_code}' for '{0.url}' at {0.headers[location]}\"\n"
         "    message = message.format(self, error_type=error_type)\n"
         "    raise HTTPStatusError(message, request=None)\n"
+        "def q(kwargs, result):\n"  # as requests' create_cookie: the variable is the template
+        "    err = 'create_cookie() got unexpected keyword arguments: %s'\n"
+        "    raise TypeError(err % list(set(kwargs) - set(result)))\n"
+        "def r(name):\n"
+        "    template = 'no widget named {name!r}'\n"
+        "    raise KeyError(template.format(name=name))\n"
     )
     sites, skipped = scan_source(source)
     assert [(s.line, s.template) for s in sites] == [
@@ -232,6 +238,8 @@ def test_a_message_built_in_steps_is_one_message() -> None:
         (24, "inherit from Generic (Generic goes last)"),  # not onto the other branch's message
         (30, "flag not set"),  # not the other branch's
         (34, "{error_type} '{status_code}' for '{url}' at {location}"),
+        (37, "create_cookie() got unexpected keyword arguments: {value}"),
+        (40, "no widget named {name!r}"),
     ]
     assert [(s.line, s.reason) for s in skipped] == [
         (16, "message is not built from string literals"),  # joined onto a parameter

@@ -22,8 +22,9 @@ from generator.site.model import ErrorHistory, Found, Release, Run
 
 HISTORY_FOLDER = "history"
 UNRELEASED = "unreleased"
-# The format and the matching it was found with: a change to either makes it stale.
-MATCHER = 1
+FORMAT = 1  # how the file is written: a build reads this format only
+# How the raises were found and followed: `errpages history` starts over when it changed.
+MATCHER = 2
 MAX_HISTORY_BYTES = 64 * 1024 * 1024
 PINNED_KEYS = ("commit", "path", "line", "exception", "message")
 EXCEPTION_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
@@ -48,6 +49,7 @@ class StoredHistory:
     pinned: dict[str, Pinned] = field(default_factory=dict)
     runs: dict[str, tuple[Run, ...]] = field(default_factory=dict)  # by record id
     arguments: list[list[Any]] = field(default_factory=list)  # site.yaml's message_arguments
+    matcher: int = MATCHER  # the matching it was found with
 
 
 class HistoryFileError(ValueError):
@@ -69,14 +71,17 @@ def parse_history(text: str) -> StoredHistory:
         data = json.loads(text)
     except ValueError as exc:
         raise HistoryFileError(f"not JSON ({exc})") from None
-    if not isinstance(data, dict) or data.get("errpages_history") != MATCHER:
-        raise HistoryFileError(f"not a history file of this errpages (errpages_history: {MATCHER})")
-    repo, arguments = data.get("repo"), data.get("message_arguments")
+    if not isinstance(data, dict) or data.get("errpages_history") != FORMAT:
+        raise HistoryFileError(f"not a history file of this errpages (errpages_history: {FORMAT})")
+    repo, arguments, matcher = data.get("repo"), data.get("message_arguments"), data.get("matcher")
     if not isinstance(repo, str) or not REPO_RE.fullmatch(repo):
         raise HistoryFileError("repo: expected owner/name")
     if not isinstance(arguments, list):
         raise HistoryFileError("message_arguments: expected a list")
-    stored = StoredHistory(repo, releases_of(data.get("releases")), arguments=arguments)
+    if not isinstance(matcher, int) or isinstance(matcher, bool):
+        raise HistoryFileError("matcher: expected a number")
+    releases = releases_of(data.get("releases"))
+    stored = StoredHistory(repo, releases, arguments=arguments, matcher=matcher)
     index: dict[str | None, int] = {r.name: number for number, r in enumerate(stored.releases)}
     index[None] = len(stored.releases)  # `until` null: raised in the latest
     records = data.get("records")
@@ -193,7 +198,8 @@ def history_text(stored: StoredHistory) -> str:
     records = '  "records": {\n' + ",\n".join(entries) + "\n  }\n" if entries else '  "records": {}\n'
     return (
         "{\n"
-        f'  "errpages_history": {MATCHER},\n'
+        f'  "errpages_history": {FORMAT},\n'
+        f'  "matcher": {MATCHER},\n'
         f'  "repo": {line(stored.repo)},\n'
         f'  "message_arguments": {line(stored.arguments)},\n'
         f'  "releases": [\n{releases}\n  ],\n' + records + "}\n"

@@ -95,6 +95,7 @@ class ParsedFile:
     sites: tuple[RaiseSite, ...]
     templates: tuple[str, ...]  # each site's canonical template
     words: tuple[tuple[str, ...], ...]  # each template's words, for `similarity`
+    unparsed: str = ""  # why it could not be read as Python (Python 2 syntax), if so
 
 
 class Code:
@@ -145,10 +146,12 @@ class Code:
         parsed = self.parsed.get(sha)
         if parsed is None:
             text = self.text_of(sha, path)
-            sites = tuple(python_sites(text, path, self.arguments))
+            found, unparsed = python_sites(text, path, self.arguments)
+            sites = tuple(found)
             templates = tuple(canonical(site.template) for site in sites)
             words = tuple(tuple(TOKEN_RE.findall(t)) for t in templates)
-            parsed = self.parsed[sha] = ParsedFile(source_lines(text), sites, templates, words)
+            lines = source_lines(text)
+            parsed = self.parsed[sha] = ParsedFile(lines, sites, templates, words, unparsed)
         return parsed
 
     def blob(self, commit: str, path: str) -> str:
@@ -218,13 +221,16 @@ class Code:
         )
 
 
-def python_sites(source: str, path: str, arguments: Mapping[str, int | str]) -> list[RaiseSite]:
+def python_sites(
+    source: str, path: str, arguments: Mapping[str, int | str]
+) -> tuple[list[RaiseSite], str]:
+    """A file's raises with a message, and why it could not be parsed ("" when it was)."""
     if not path.endswith(PYTHON_SUFFIXES) or ("raise" not in source and "assert" not in source):
-        return []
+        return [], ""
     try:
-        return scan_source(source, arguments)[0]
-    except SyntaxError:
-        return []
+        return scan_source(source, arguments)[0], ""
+    except SyntaxError as exc:
+        return [], exc.msg or str(exc)
 
 
 def check_pinned(code: Code, record: Record, commit: str) -> tuple[str, RaiseSite | None]:

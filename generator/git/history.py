@@ -29,6 +29,7 @@ from packaging.version import InvalidVersion, Version
 
 from generator.content.files import atomic_write_text, refuse_link
 from generator.content.history import (
+    FORMAT,
     MATCHER,
     UNRELEASED,
     Pinned,
@@ -42,7 +43,7 @@ from generator.content.history import (
 )
 from generator.content.loader import load_content
 from generator.content.schema import validate_records
-from generator.diagnostics import printable
+from generator.diagnostics import plural, printable
 from generator.git.drift import Code, Wanted, check_pinned, match_raises
 from generator.git.pinning import PinError, message_arguments, same_exception
 from generator.git.pyraises import RaiseSite, canonical
@@ -57,6 +58,9 @@ class HistoryReport:
     path: Path  # the history file
     problems: list[str]
     looked_at: int  # releases looked at in this run (the others were known)
+    # (release, path) where a record's raise was looked for in a file this Python cannot
+    # parse (Python 2 syntax, say), so that a raise there is not seen: why, for each
+    unparsed: dict[tuple[str, str], str]
 
 
 class HistoryError(Exception):
@@ -169,7 +173,8 @@ def run_history(
         stored = read_history(path, arguments) if path.exists() else StoredHistory()
         followed = start(code, repository, chosen, found_releases, problems)
         known = known_findings(stored, followed, found_releases)
-        found, looked_at = walk(code, found_releases, followed, known, progress)
+        unparsed: dict[tuple[str, str], str] = {}
+        found, looked_at = walk(code, found_releases, followed, known, unparsed, progress)
     pinned = {item.record.id: pinned_of(item.record) for item in followed}
     runs = {
         record_id: runs_of(by_release, found_releases) for record_id, by_release in found.items()
@@ -178,7 +183,7 @@ def run_history(
     for folder in (path.parent.parent, path.parent):
         refuse_link(folder)
     atomic_write_text(path, history_text(saved))
-    return HistoryReport(saved, path, problems, looked_at)
+    return HistoryReport(saved, path, problems, looked_at, unparsed)
 
 
 def records_of(records: Iterable[Record], repo: str | None, objects: ObjectReader) -> list[Record]:
@@ -263,11 +268,12 @@ def walk(
     found_releases: list[Release],
     followed: list[Followed],
     known: dict[str, dict[str, Found | None]],
+    unparsed: dict[tuple[str, str], str],
     progress: Callable[[int, int], None] | None,
 ) -> tuple[dict[str, dict[str, Found | None]], int]:
     """Each record's raise in each release: forwards from its pinned commit to the latest
     release, then backwards from it to the oldest; and how many releases were looked at
-    (the others were all known)."""
+    (the others were all known). Files that could not be parsed go into `unparsed`."""
     found: dict[str, dict[str, Found | None]] = {item.record.id: {} for item in followed}
     count, looked_at = len(found_releases), set()
     for forwards in (True, False):
@@ -277,7 +283,7 @@ def walk(
             if progress:
                 progress(index + 1 if forwards else 2 * count - index, 2 * count)
             due = [item for item in followed if (item.anchor <= index) == forwards]
-            if step(code, found_releases[index], due, known, found):
+            if step(code, found_releases[index], due, known, found, unparsed):
                 looked_at.add(index)
     return found, len(looked_at)
 
@@ -288,9 +294,11 @@ def step(
     due: list[Followed],
     known: dict[str, dict[str, Found | None]],
     found: dict[str, dict[str, Found | None]],
+    unparsed: dict[tuple[str, str], str],
 ) -> bool:
     """Each record's raise in one release: known, or matched one to one with the release's
-    raises; whether any had to be matched."""
+    raises; whether any had to be matched. A raise not found where its file could not be
+    parsed goes into `unparsed`."""
     todo = []
     for item in due:
         by_release = known.get(item.record.id, {})
@@ -311,9 +319,21 @@ def step(
         if match is not None:
             result = found_as(item.record, match.site, match.path)
             item.last = Seen(result, release.commit, match.site)
+        elif problem := unparsed_at(code, release.commit, wanted[number].path):
+            unparsed[release.name, wanted[number].path or ""] = problem
         found[item.record.id][release.name] = result
         item.at = release.commit
     return True
+
+
+def unparsed_at(code: Code, commit: str, path: str | None) -> str:
+    """Why the file at the commit could not be parsed ("" when it was, or is not there)."""
+    if path is None or not code.exists(commit, path):
+        return ""
+    try:
+        return code.file(commit, path).unparsed
+    except (GitError, PinError):
+        return ""
 
 
 def looked_for(code: Code, item: Followed, target: str) -> Wanted:
@@ -360,7 +380,8 @@ def read_history(path: Path, arguments: list[list[Any]]) -> StoredHistory:
     matcher or other settings (nothing in it holds); HistoryError when it is not one."""
     try:
         text = path.read_text(encoding="utf-8")
-        if json.loads(text).get("errpages_history") != MATCHER:
+        data = json.loads(text)
+        if data.get("errpages_history") != FORMAT or data.get("matcher") != MATCHER:
             return StoredHistory()
         stored = parse_history(text)
     except (OSError, ValueError, AttributeError) as exc:
@@ -392,7 +413,29 @@ def history_json(report: HistoryReport) -> dict[str, Any]:
         "commits": {release.name: release.commit for release in saved.releases},
         "records": records,
         "problems": report.problems,
+        "unparsed": [
+            {"release": release, "path": path, "problem": problem}
+            for (release, path), problem in sorted(
+                report.unparsed.items(), key=lambda item: (names.index(item[0][0]), item[0][1])
+            )
+        ],
     }
+
+
+def unparsed_summary(report: HistoryReport) -> str:
+    """What the run could not read, a line per file: where a raise was looked for in a file
+    this Python cannot parse, it is not seen."""
+    order = {release.name: number for number, release in enumerate(report.saved.releases)}
+    by_path: dict[str, list[tuple[int, str, str]]] = {}
+    for (release, path), problem in report.unparsed.items():
+        by_path.setdefault(path, []).append((order.get(release, -1), release, problem))
+    lines = ["note: a raise was looked for in files this Python cannot parse, and not seen there:"]
+    for path, found in sorted(by_path.items()):
+        found.sort()
+        span = found[0][1] if len(found) == 1 else f"{found[0][1]} … {found[-1][1]}"
+        where = f"{path} in {plural(len(found), 'release')} ({span}): {found[0][2]}"
+        lines.append(f"  {printable(where)}")
+    return "\n".join(lines)
 
 
 def history_table(report: HistoryReport) -> str:

@@ -386,6 +386,19 @@ def assigned_value(statement: ast.stmt, name: str) -> ast.expr | None:
     return statement.value if len(targets) == 1 and isinstance(targets[0], ast.Name) else None
 
 
+def template_variable(message: ast.expr) -> ast.Name | None:
+    """The variable a message is, or whose text it fills in (`err % args`, `err.format(…)`)."""
+    if isinstance(message, ast.BinOp) and isinstance(message.op, ast.Mod):
+        message = message.left
+    elif (
+        isinstance(message, ast.Call)
+        and isinstance(message.func, ast.Attribute)
+        and message.func.attr == "format"
+    ):
+        message = message.func.value
+    return message if isinstance(message, ast.Name) else None
+
+
 def substituted(expression: ast.expr, name: str, value: ast.expr) -> ast.expr:
     """The expression with `value` where it reads the variable `name` (a copy)."""
 
@@ -455,18 +468,20 @@ class _Scanner:
         self.bodies.pop()
 
     def messages_of(self, message: ast.expr, raised: ast.stmt) -> list[ast.expr]:
-        """The message expression, or the values a plain variable holding it was assigned."""
-        if not isinstance(message, ast.Name):
+        """The message expression, or, where a plain variable holds it or its template
+        (`msg`, `err % args`, `err.format(…)`), each value the variable was assigned."""
+        held = template_variable(message)
+        if held is None:
             return [message]
         scope = self.scope
         if id(scope) not in self.scopes:
             self.scopes[id(scope)] = local_assignments(scope), branches(scope)
         assignments, where = self.scopes[id(scope)]
-        after = self.raised.get((id(scope), message.id), 0)
-        self.raised[id(scope), message.id] = raised.lineno
+        after = self.raised.get((id(scope), held.id), 0)
+        self.raised[id(scope), held.id] = raised.lineno
         on_path = {span for body in self.bodies for span in body}
-        found = assigned_messages(message, assignments, after, raised, on_path, where)
-        return found or [message]
+        found = assigned_messages(held, assignments, after, raised, on_path, where)
+        return [substituted(message, held.id, value) for value in found] or [message]
 
     def visit_raise(self, node: ast.Raise) -> None:
         if node.exc is None:
