@@ -25,6 +25,7 @@ from generator.render.templates import (
     search_page_context,
 )
 from generator.site import urls
+from generator.site.history import listed
 from generator.site.model import RecordSummary, Site
 
 Version = Callable[[str], Any]  # a record file -> what it was read from (plain data)
@@ -38,7 +39,8 @@ def page_files(site: Site, env: Environment, version: Version) -> list[Planned]:
     def shown(records: list[RecordSummary]) -> tuple[Any, ...]:
         labels = site.links.labels
         return tuple(
-            (version(record.file), labels[record.id], site.history(record)) for record in records
+            (version(record.file), labels[record.id], listed(site.history(record)))
+            for record in records
         )
 
     def page(template: str, context: Callable[[], dict[str, Any]]) -> Callable[[], bytes]:

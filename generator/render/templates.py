@@ -44,7 +44,7 @@ from generator.site.history import (
     ReleaseCount,
     glance,
     history_changes,
-    raised_ranges,
+    listed,
     release_counts,
     release_label,
 )
@@ -407,13 +407,13 @@ def error_summary(
 ) -> dict[str, Any]:
     """An error as a listing shows it; with its history, the releases raising it (for the
     release filter) and the release since which none does."""
-    since = history.not_raised_since if history is not None else None
+    raised, since = listed(history) or (None, None)
     return {
         "record": record,
         "short_title": label,
         "url": page.to_error(record.id),
-        "raised": raised_ranges(history) if history is not None else None,
-        "not_raised_since": release_label(since) if since is not None else None,
+        "raised": raised,
+        "not_raised_since": since,
     }
 
 

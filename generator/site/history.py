@@ -108,31 +108,30 @@ def history_changes(history: ErrorHistory, repo: str, config: SiteConfig) -> lis
 
 def former_wordings(history: ErrorHistory, message: str) -> tuple[Wording, ...]:
     """The messages other than `message` that releases raised the error with, each with the
-    releases that did (for lookup to know a traceback from an older release); oldest first."""
-    spans: dict[str, list[tuple[RaisedRun, RaisedRun]]] = {}
+    releases that did (for lookup to know a traceback from an older release); oldest first.
+    Compared as strings: `errpages history` stores a raise whose message reads as the
+    record's (`canonical`) with the record's own text."""
+    spans: dict[str, list[list[int]]] = {}  # message -> [first, until] release indexes
     exceptions: dict[str, str] = {}
-    current = canonical(message)
-    for run in history.raised():
-        if run.message == message or canonical(run.message) == current:
+    for run in history.runs:
+        former = run.found.message
+        if former == message:
             continue
-        runs = spans.setdefault(run.message, [])
-        if runs and runs[-1][1].after == run.first:
-            runs[-1] = (runs[-1][0], run)
+        found = spans.setdefault(former, [])
+        if found and found[-1][1] == run.first:
+            found[-1][1] = run.until
         else:
-            runs.append((run, run))
-        exceptions[run.message] = run.exception  # the latest release's
+            found.append([run.first, run.until])
+        exceptions[former] = run.found.exception  # the latest release's
+
+    def named(first: int, until: int) -> str:
+        releases = history.releases
+        start, end = release_label(releases[first]), release_label(releases[until - 1])
+        return start if until - first == 1 else f"{start} – {end}"
+
     return tuple(
-        Wording(
-            former,
-            exceptions[former],
-            ", ".join(
-                release_label(first.first)
-                if first.first == last.last
-                else f"{release_label(first.first)} – {release_label(last.last)}"
-                for first, last in runs
-            ),
-        )
-        for former, runs in spans.items()
+        Wording(former, exceptions[former], ", ".join(named(*span) for span in found))
+        for former, found in spans.items()
     )
 
 
@@ -146,6 +145,15 @@ def site_wordings(
         if history is not None and (wordings := former_wordings(history, summary.message)):
             found[summary.id] = wordings
     return found
+
+
+def listed(history: ErrorHistory | None) -> tuple[str, str] | None:
+    """What a listing shows of an error's history: the releases raising it
+    (`raised_ranges`), and the release since which none does ("" while the latest does)."""
+    if history is None:
+        return None
+    since = history.not_raised_since
+    return raised_ranges(history), release_label(since) if since is not None else ""
 
 
 def raised_ranges(history: ErrorHistory) -> str:
