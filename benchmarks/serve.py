@@ -1,6 +1,6 @@
 """`errpages serve`: how long from saving a record to the served page showing the edit.
 
-    python -m benchmarks.serve [N] [--edits=K] [--errpages=DIR]
+    python -m benchmarks.serve [N] [--edits=K] [--errpages=DIR] [--history]
 
 Writes N records (default 10,000; the corpus of `benchmarks.corpus`, kept in
 benchmarks/out/), starts `errpages serve` on them (from DIR's checkout when
@@ -10,7 +10,8 @@ that record's page over HTTP every 10 ms until it shows the word. Prints
 each edit's seconds (the watcher's debounce included), the update's own
 seconds as serve printed them (the rest is the watcher, making the page and
 the poll), and the medians. Code from before serve kept the site in memory
-built into a folder on each save ("Built …" lines): it is given one.
+built into a folder on each save ("Built …" lines): it is given one. With
+--history, the records have histories too (`corpus.write_histories`).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from benchmarks.corpus import corpus_folder
+from benchmarks.corpus import corpus_folder, write_histories
 
 POLL_SECONDS = 0.01
 TIMEOUT_SECONDS = 120.0
@@ -90,7 +91,8 @@ def edit_and_wait(record: Path, url: str, word: str) -> float:
 
 def main(argv: list[str]) -> None:
     count, edits, code = 10_000, 5, Path(__file__).resolve().parent.parent
-    for arg in argv:
+    history = "--history" in argv
+    for arg in (arg for arg in argv if arg != "--history"):
         if arg.startswith("--edits="):
             edits = int(arg.removeprefix("--edits="))
         elif arg.startswith("--errpages="):
@@ -101,7 +103,9 @@ def main(argv: list[str]) -> None:
     with tempfile.TemporaryDirectory(prefix="errpages-serve-bench-") as temp:
         folder = Path(temp)
         content = folder / "content"
-        shutil.copytree(source, content)
+        shutil.copytree(source, content, ignore=shutil.ignore_patterns("history"))
+        if history:
+            write_histories(count, content)
         started = time.perf_counter()
         server, address = start(code, content, folder)
         print(f"{count} records: serving after {time.perf_counter() - started:.1f} s")

@@ -382,7 +382,8 @@ def load_records(
 ) -> LoadedContent:
     """Read content/: the settings, the snippets, and the record files the cache has no
     summary of that still holds (the others are not read)."""
-    loaded, problems = load_content(content_root, cache.reuse if cache else None, listing)
+    reuse, histories_read = (cache.reuse, cache.histories_read) if cache else (None, None)
+    loaded, problems = load_content(content_root, reuse, listing, histories_read)
     report.diagnostics += problems
     report.records_read = len(loaded.pending)
     return loaded

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bs4 import BeautifulSoup
 
 from tests.conftest import parse_html, run_cli
 from tests.gitrepo import GitRepo
@@ -363,3 +364,35 @@ def test_a_release_whose_file_this_python_cannot_parse_is_said_not_silently_miss
         True,
     )
     assert f"pkg/models.py in 1 release (v0.9): {unparsed['problem']}" in result.stderr
+
+
+def test_serve_reads_a_history_file_again_only_when_it_changed(project) -> None:  # type: ignore[no-untyped-def]
+    from generator.serve.session import Session
+
+    repo, _, content, ids = project
+    history(content, repo)
+    saved = content / "history" / "acme" / "proj.json"
+    session = Session(content, include_drafts=True)
+    assert not session.update(set()).failed()
+    page = f"errors/{ids['no widget']}/index.html"
+
+    def glance() -> str:
+        found = session.read(page)
+        assert found is not None
+        return BeautifulSoup(found[0].decode(), "html.parser").select_one(".releases").get_text()
+
+    assert glance() == "Raised since v1.0 · reworded in v1.1"
+    record = next((content / "errors").rglob("no-widget-named-*.yaml"))
+    record.write_text(record.read_text().replace("TO BE WRITTEN: what this", "What this", 1))
+    assert not session.update({str(record)}).failed()  # the history is not read again
+    assert session.cache.histories_read
+    text = saved.read_text()
+    saved.write_text(text.replace('"unknown widget {name!r}"', '"unknown gadget {name!r}"', 1))
+    assert not session.update({str(saved)}).failed()
+    assert glance() == "Raised since v1.0 · reworded in v1.1"  # the former message changed
+    found = session.read(page)
+    assert found is not None and "unknown gadget" in found[0].decode()
+    saved.write_text(text.replace('"line": 3', '"line": 0', 1))
+    report = session.update({str(saved)})
+    assert report.failed() and "proj.json" in report.diagnostics[0].format()
+    assert not session.cache.histories_read  # a file with problems is read again each time

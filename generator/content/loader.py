@@ -148,16 +148,23 @@ class SnippetFiles(Mapping[str, TextFile]):
 
 # Given a record file's display path and stat, the record from an earlier build if still valid.
 Reuse = Callable[[str, StatKey, SnippetFiles], RecordSummary | None]
+# History files read before, by path: the file's stat then, and the histories it held.
+HistoriesRead = dict[str, tuple[StatKey, dict[tuple[str, str], ErrorHistory]]]
 
 
 def load_content(
-    content_root: Path, reuse: Reuse | None = None, listing: ContentFiles | None = None
+    content_root: Path,
+    reuse: Reuse | None = None,
+    listing: ContentFiles | None = None,
+    histories_read: HistoriesRead | None = None,
 ) -> tuple[LoadedContent, list[Diagnostic]]:
     """Read site.yaml and every record under errors/; snippet files are read when asked for.
 
     With `reuse`, a record file unchanged since an earlier build is not read:
-    its validated record's summary comes back in `reused`. `listing`: the
-    content folder as listed moments ago (for the build's fingerprint).
+    its validated record's summary comes back in `reused`; with
+    `histories_read` (`load_histories`), a history file unchanged since is not
+    either. `listing`: the content folder as listed moments ago (for the
+    build's fingerprint).
     """
     diagnostics: list[Diagnostic] = []
     texts = SourceLines()
@@ -200,7 +207,7 @@ def load_content(
     diagnostics += problems
     manifest, problems = load_manifest(content_root / MANIFEST)
     diagnostics += problems
-    histories, problems = load_histories(listing.under(HISTORY_FOLDER)[0])
+    histories, problems = load_histories(listing.under(HISTORY_FOLDER)[0], histories_read)
     diagnostics += problems
     late: list[Diagnostic] = []
     loaded = LoadedContent(
@@ -258,23 +265,36 @@ def load_manifest(path: Path) -> tuple[Manifest | None, list[Diagnostic]]:
 
 
 def load_histories(
-    files: list[FoundFile],
+    files: list[FoundFile], read: HistoriesRead | None = None
 ) -> tuple[dict[tuple[str, str], ErrorHistory], list[Diagnostic]]:
-    """Read content/history/OWNER/NAME.json, written by `errpages history`."""
+    """Read content/history/OWNER/NAME.json, written by `errpages history`. `read`: the files
+    read before (serve keeps them between saves); one whose stat is the same is not read
+    again, and `read` is left holding the files read now that had no problem."""
     histories: dict[tuple[str, str], ErrorHistory] = {}
     diagnostics: list[Diagnostic] = []
+    now: HistoriesRead = {}
     for found in files:
         if not found.name.endswith(".json"):
             continue
+        earlier = read.get(found.path) if read is not None else None
+        if earlier is not None and earlier[0] == found.stat:
+            histories.update(earlier[1])
+            now[found.path] = earlier
+            continue
         path = Path(found.path)
         text, problems = read_text(path, MAX_HISTORY_BYTES)
-        diagnostics += problems
         if text is not None:
-            stored, problems = read_history_file(path, display_path(path), text)
-            diagnostics += problems
+            stored, found_problems = read_history_file(path, display_path(path), text)
+            problems += found_problems
             if stored is not None:
-                for record_id, history in error_histories(stored).items():
-                    histories[stored.repo, record_id] = history
+                held = {(stored.repo, i): h for i, h in error_histories(stored).items()}
+                histories.update(held)
+                if not problems:
+                    now[found.path] = (found.stat, held)
+        diagnostics += problems
+    if read is not None:
+        read.clear()
+        read.update(now)
     return histories, diagnostics
 
 

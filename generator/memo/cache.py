@@ -41,7 +41,7 @@ from typing import Any, NamedTuple, get_type_hints
 from urllib.parse import quote
 
 from generator.content.listing import StatKey, display_path
-from generator.content.loader import SnippetFiles
+from generator.content.loader import HistoriesRead, SnippetFiles
 from generator.diagnostics import Diagnostic
 from generator.memo import plaindata
 from generator.memo.fingerprint import CACHE_FORMAT, LiveSite
@@ -102,6 +102,8 @@ class BuildCache:
     rows: dict[str, Row] | None = None  # the rows as read or last saved (None: not known)
     rows_renamed: bool = False  # read as saved by a build run from another working folder
     refused: str | None = None  # why the cache found was not used, when it was not errpages' own
+    # The history files read, by stat: serve keeps them between saves; a build reads them all.
+    histories_read: HistoriesRead = field(default_factory=dict)
     db: sqlite3.Connection | None = field(default=None, compare=False)
 
     def reuse(self, shown: str, stat: StatKey, snippets: SnippetFiles) -> RecordSummary | None:
