@@ -212,8 +212,8 @@ def python_module(site: Site) -> tuple[bytes, int]:
             if not matcher.literals:
                 continue  # a template of placeholders only matches any message
             names = [gap[0] if gap else "" for gap in matcher.gaps]
-            entry: list[object] = [record.id, matcher.exception, matcher.literals, names]
-            entry.append(matcher.conversions)
+            literals, conversions = matcher.literals, matcher.conversions
+            entry: list[object] = [record.id, matcher.exception, literals, names, conversions]
             entries.append(entry if wording is None else [*entry, wording.releases])
     data = json.dumps(entries, ensure_ascii=True, separators=(",", ":"))
     # Everything taken from the content goes into the module through repr() only: a title

@@ -17,6 +17,7 @@ from generator.site.model import (
     RaisedRun,
     RecordSummary,
     Release,
+    Run,
     SiteConfig,
     Wording,
 )
@@ -106,32 +107,34 @@ def history_changes(history: ErrorHistory, repo: str, config: SiteConfig) -> lis
     return rows
 
 
+def spans(runs: Iterable[Run]) -> list[tuple[int, int]]:
+    """Runs side by side as one span of release indexes: (first, one past the last)."""
+    found: list[tuple[int, int]] = []
+    for run in runs:
+        if found and found[-1][1] == run.first:
+            found[-1] = (found[-1][0], run.until)
+        else:
+            found.append((run.first, run.until))
+    return found
+
+
 def former_wordings(history: ErrorHistory, message: str) -> tuple[Wording, ...]:
     """The messages other than `message` that releases raised the error with, each with the
     releases that did (for lookup to know a traceback from an older release); oldest first.
     Compared as strings: `errpages history` stores a raise whose message reads as the
     record's (`canonical`) with the record's own text."""
-    spans: dict[str, list[list[int]]] = {}  # message -> [first, until] release indexes
-    exceptions: dict[str, str] = {}
+    by_message: dict[str, list[Run]] = {}
     for run in history.runs:
-        former = run.found.message
-        if former == message:
-            continue
-        found = spans.setdefault(former, [])
-        if found and found[-1][1] == run.first:
-            found[-1][1] = run.until
-        else:
-            found.append([run.first, run.until])
-        exceptions[former] = run.found.exception  # the latest release's
+        if run.found.message != message:
+            by_message.setdefault(run.found.message, []).append(run)
 
     def named(first: int, until: int) -> str:
-        releases = history.releases
-        start, end = release_label(releases[first]), release_label(releases[until - 1])
+        start, end = (release_label(history.releases[i]) for i in (first, until - 1))
         return start if until - first == 1 else f"{start} – {end}"
 
     return tuple(
-        Wording(former, exceptions[former], ", ".join(named(*span) for span in found))
-        for former, found in spans.items()
+        Wording(former, runs[-1].found.exception, ", ".join(named(*s) for s in spans(runs)))
+        for former, runs in by_message.items()
     )
 
 
@@ -159,13 +162,7 @@ def listed(history: ErrorHistory | None) -> tuple[str, str] | None:
 def raised_ranges(history: ErrorHistory) -> str:
     """The releases raising it, as ranges of release indexes ("0-4 6-9": first, and one past
     the last), for the listings' release filter."""
-    spans: list[list[int]] = []
-    for run in history.runs:
-        if spans and spans[-1][1] == run.first:
-            spans[-1][1] = run.until
-        else:
-            spans.append([run.first, run.until])
-    return " ".join(f"{first}-{until}" for first, until in spans)
+    return " ".join(f"{first}-{until}" for first, until in spans(history.runs))
 
 
 @dataclass(frozen=True)
