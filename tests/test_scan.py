@@ -278,8 +278,15 @@ def test_site_settings_say_which_argument_carries_the_message(tmp_path: Path, ma
     repo = GitRepo(tmp_path / "project")
     repo.write("pkg/validators.py", CUSTOM_ERRORS)
     repo.commit("first")
-    plain = scan_json(repo, make_content({}))  # the first argument: the error's code
-    assert (plain["records_created"], plain["already_covered"]) == (2, 1)
+    # Without settings: the argument that reads as a sentence, not the error's code, but its
+    # {fields} are literal text (nothing says the class fills them in).
+    plain_content = make_content({})
+    plain = scan_json(repo, plain_content)
+    assert (plain["records_created"], plain["already_covered"], plain["repeated"]) == (3, 0, 0)
+    plain_messages = {
+        yaml.safe_load(p.read_text())["message"] for p in (plain_content / "errors").rglob("*.yaml")
+    }
+    assert "Predicate {{predicate_name}} failed" in plain_messages
     settings = "message_arguments:\n  PydanticCustomError: 1\n"
     content = make_content({"site.yaml": settings})
     summary = scan_json(repo, content)
@@ -319,13 +326,13 @@ def test_tests_are_left_out_unless_asked_for_and_path_names_a_folder_or_a_file(
         repo.write(name, raising.replace("{name}", name))
     repo.commit("first")
     summary = scan_json(repo, make_content({}))
-    assert (summary["files_scanned"], summary["tests_left_out"]) == (2, 4)
+    assert (summary["files_scanned"], summary["left_out"]) == (2, {"tests": 4})
     text = run_cli("scan", str(repo.path), "--content", str(make_content({})), "--repo", "a/b")
     assert "left out:         4 test files (--include-tests scans them)" in text.stdout
     everything = scan_json(repo, make_content({}), "--include-tests")
-    assert (everything["files_scanned"], everything["tests_left_out"]) == (6, 0)
+    assert (everything["files_scanned"], everything["left_out"]) == (6, {})
     one_file = scan_json(repo, make_content({}), "--path", "pkg/core.py")
-    assert [item["site"] for item in one_file["created"]] == ["pkg/core.py:2"]
+    assert [(item["path"], item["line"]) for item in one_file["created"]] == [("pkg/core.py", 2)]
     folder = scan_json(repo, make_content({}), "--path", "pkg")
     assert folder["files_scanned"] == 2  # pkg/core.py and pkg/core2.py: the rest are tests
     for missing in ("nonexistent", "pkg/cor"):
@@ -394,8 +401,8 @@ def test_scan_records_classes_and_whole_statements(tmp_path: Path, make_content)
     }
     reasons = [(s["path"], s["line"], s["reason"]) for s in summary["skipped_sites"]]
     assert reasons == [
-        ("pkg/validate.py", "8", "not an exception class (a CapWords name)"),
-        ("pkg/validate.py", "10", "not an exception class (a CapWords name)"),
+        ("pkg/validate.py", 8, "not an exception class (a CapWords name)"),
+        ("pkg/validate.py", 10, "not an exception class (a CapWords name)"),
     ]
     socks = records["Missing dependencies for SOCKS support."]["source"]["snippet_file"]
     code = (content / "snippets" / socks).read_text().split("---\n", 2)[2]
@@ -414,7 +421,10 @@ def test_a_module_with_cr_line_ends_makes_drafts_that_check(tmp_path: Path, make
     repo.commit("modules with CR and CRLF line ends")
     content = make_content({})
     found = scan_json(repo, content)
-    assert sorted(site["site"] for site in found["created"]) == ["dos.py:3", "old.py:3"]
+    assert sorted((s["path"], s["line"]) for s in found["created"]) == [
+        ("dos.py", 3),
+        ("old.py", 3),
+    ]
     check = run_cli("check", "--drafts", "--content", str(content))
     assert check.exit_code == 0, check.output
     snippets = [p.read_text() for p in (content / "snippets").rglob("*") if p.is_file()]
@@ -437,5 +447,5 @@ def test_a_submodule_named_like_a_module_is_not_scanned_and_stops_nothing(
     repo.commit("a submodule entry and a link")
     found = scan_json(repo, make_content({}))
     assert found["files_scanned"] == 1
-    assert [site["site"] for site in found["created"]] == ["widgets.py:2"]
+    assert [(site["path"], site["line"]) for site in found["created"]] == [("widgets.py", 2)]
     assert found["skipped_sites"] == []

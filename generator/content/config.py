@@ -114,6 +114,12 @@ def read_message_arguments(reader: FieldReader) -> tuple[tuple[str, int | str], 
     return tuple(found)
 
 
+def read_gettext_functions(reader: FieldReader) -> tuple[str, ...]:
+    """`gettext_functions`: more names of functions that mark a message for translation
+    (`_`, `gettext`, `ngettext`, `pgettext`, `lazy_gettext` and their kin are known)."""
+    return reader.string_list(("gettext_functions",), False, IDENTIFIER_RE, "function names")
+
+
 def read_config(document: YamlDocument | None) -> tuple[SiteConfig, list[Diagnostic]]:
     """Turn site.yaml into settings; a missing file means the defaults."""
     if document is None or document.data is None:
@@ -140,6 +146,7 @@ def read_config(document: YamlDocument | None) -> tuple[SiteConfig, list[Diagnos
     recent = reader.integer(("recent_count",), False)
     feed_count = reader.integer(("feed_count",), False)
     message_arguments = read_message_arguments(reader)
+    gettext_functions = read_gettext_functions(reader)
     config = SiteConfig(
         title=title or defaults.title,
         description=description or "",
@@ -153,5 +160,6 @@ def read_config(document: YamlDocument | None) -> tuple[SiteConfig, list[Diagnos
         feed_count=feed_count or defaults.feed_count,
         repos=repos,
         message_arguments=message_arguments,
+        gettext_functions=gettext_functions,
     )
     return config, reader.diagnostics

@@ -24,7 +24,7 @@ HISTORY_FOLDER = "history"
 UNRELEASED = "unreleased"
 FORMAT = 1  # how the file is written: a build reads this format only
 # How the raises were found and followed: `errpages history` starts over when it changed.
-MATCHER = 2
+MATCHER = 3
 MAX_HISTORY_BYTES = 64 * 1024 * 1024
 PINNED_KEYS = ("commit", "path", "line", "exception", "message")
 EXCEPTION_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
@@ -48,7 +48,9 @@ class StoredHistory:
     releases: list[Release] = field(default_factory=list)
     pinned: dict[str, Pinned] = field(default_factory=dict)
     runs: dict[str, tuple[Run, ...]] = field(default_factory=dict)  # by record id
-    arguments: list[list[Any]] = field(default_factory=list)  # site.yaml's message_arguments
+    # site.yaml's settings of what a message is, as found with: `message_arguments` (always)
+    # and `gettext_functions` (when any)
+    settings: dict[str, list[Any]] = field(default_factory=dict)
     matcher: int = MATCHER  # the matching it was found with
 
 
@@ -73,15 +75,17 @@ def parse_history(text: str) -> StoredHistory:
         raise HistoryFileError(f"not JSON ({exc})") from None
     if not isinstance(data, dict) or data.get("errpages_history") != FORMAT:
         raise HistoryFileError(f"not a history file of this errpages (errpages_history: {FORMAT})")
-    repo, arguments, matcher = data.get("repo"), data.get("message_arguments"), data.get("matcher")
+    repo, matcher = data.get("repo"), data.get("matcher")
+    settings = {key: data.get(key, []) for key in ("message_arguments", "gettext_functions")}
     if not isinstance(repo, str) or not REPO_RE.fullmatch(repo):
         raise HistoryFileError("repo: expected owner/name")
-    if not isinstance(arguments, list):
-        raise HistoryFileError("message_arguments: expected a list")
+    for key, value in settings.items():
+        if not isinstance(value, list):
+            raise HistoryFileError(f"{key}: expected a list")
     if not isinstance(matcher, int) or isinstance(matcher, bool):
         raise HistoryFileError("matcher: expected a number")
     releases = releases_of(data.get("releases"))
-    stored = StoredHistory(repo, releases, arguments=arguments, matcher=matcher)
+    stored = StoredHistory(repo, releases, settings=settings, matcher=matcher)
     index: dict[str | None, int] = {r.name: number for number, r in enumerate(stored.releases)}
     index[None] = len(stored.releases)  # `until` null: raised in the latest
     records = data.get("records")
@@ -140,7 +144,10 @@ def runs_read(value: list[Any], index: dict[str | None, int]) -> tuple[Run, ...]
             raise HistoryFileError(f"raised: {run['from']}: expected an exception and a path")
         if not (isinstance(message, str) and type(line) is int and line >= 1):
             raise HistoryFileError(f"raised: {run['from']}: expected a message and a line")
-        runs.append(Run(first, until, Found(message, exception, path, line)))
+        conditions = run.get("conditions", [])
+        if not (isinstance(conditions, list) and all(isinstance(c, str) for c in conditions)):
+            raise HistoryFileError(f"raised: {run['from']}: expected conditions as a list of text")
+        runs.append(Run(first, until, Found(message, exception, path, line, tuple(conditions))))
         end, plain = until, (exception, path)
     return tuple(runs)
 
@@ -168,6 +175,12 @@ def found_by_release(runs: tuple[Run, ...], releases: list[Release]) -> dict[str
     return by_release
 
 
+def found_data(found: Found) -> dict[str, Any]:
+    """A raise found as the file and `history --json` give it (conditions when any)."""
+    data = found._asdict()
+    return data if found.conditions else {k: v for k, v in data.items() if k != "conditions"}
+
+
 def history_text(stored: StoredHistory) -> str:
     """The file's text: the releases, then each record's runs, records by id."""
 
@@ -182,7 +195,7 @@ def history_text(stored: StoredHistory) -> str:
                 {
                     "from": names[run.first],
                     "until": names[run.until] if run.until < len(names) else None,
-                    **run.found._asdict(),
+                    **found_data(run.found),
                 }
             )
             for run in stored.runs[record_id]
@@ -196,13 +209,14 @@ def history_text(stored: StoredHistory) -> str:
         )
     releases = ",\n".join(f"    {line({'name': r.name, 'commit': r.commit})}" for r in stored.releases)
     records = '  "records": {\n' + ",\n".join(entries) + "\n  }\n" if entries else '  "records": {}\n'
+    settings = {"message_arguments": [], **{k: v for k, v in stored.settings.items() if v}}
     return (
         "{\n"
         f'  "errpages_history": {FORMAT},\n'
         f'  "matcher": {MATCHER},\n'
         f'  "repo": {line(stored.repo)},\n'
-        f'  "message_arguments": {line(stored.arguments)},\n'
-        f'  "releases": [\n{releases}\n  ],\n' + records + "}\n"
+        + "".join(f"  {line(key)}: {line(value)},\n" for key, value in settings.items())
+        + f'  "releases": [\n{releases}\n  ],\n' + records + "}\n"
     )
 
 

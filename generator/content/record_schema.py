@@ -36,6 +36,25 @@ def record_schema() -> dict[str, Any]:
             "description": "The commit everything is pinned to (7 to 40 hex digits).",
         },
         "language": {**TEXT, "description": "Pygments language; defaults from the path."},
+        "function": {**TEXT, "description": "The class and function that raise: `Parser.parse`."},
+        "conditions": {
+            "type": "array",
+            "items": TEXT,
+            "description": "What holds when the raise runs, as the code says it, outermost "
+            "first: a test (`x is None`), `for x in xs`, `while c`, `except KeyError`, "
+            "`match x: case P`. Written by `errpages scan`; `drift` reports when they change.",
+        },
+        "also_raised_at": {
+            "type": "array",
+            "description": "The other places of the pinned commit that raise the same error. "
+            "Written by `errpages scan`, kept true by `drift --update`.",
+            "items": {
+                "type": "object",
+                "required": ["path", "line"],
+                "additionalProperties": False,
+                "properties": {"path": TEXT, "line": {"type": "integer", "minimum": 1}},
+            },
+        },
     }
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -162,6 +181,12 @@ def history_schema() -> dict[str, Any]:
                 "type": "string",
                 "pattern": whole(COMMIT_RE),
                 "description": "The commit of the run's first release.",
+            },
+            "conditions": {
+                "type": "array",
+                "items": TEXT,
+                "description": "What holds when the raise runs in those releases (as in a "
+                "record's source.conditions); absent when nothing around it is tested.",
             },
         },
     }

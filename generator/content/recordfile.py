@@ -15,6 +15,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
+
 def round_trip() -> YAML:
     yaml = YAML(typ="rt")
     yaml.preserve_quotes = True
@@ -23,8 +24,17 @@ def round_trip() -> YAML:
     return yaml
 
 
-def update_source(text: str, snippet_file: str, source_path: str, line: int, commit: str) -> str:
-    """Point a record's source at a pinned snippet file; return the new text (not yet written)."""
+def update_source(
+    text: str,
+    snippet_file: str,
+    source_path: str,
+    line: int,
+    commit: str,
+    code_says: dict[str, Any],
+) -> str:
+    """Point a record's source at a pinned snippet file, and set the fields the code says
+    (`function`, `conditions`, `also_raised_at`) where the record has them; return the new
+    text (not yet written)."""
     yaml = round_trip()
     data: Any = yaml.load(text)
     source = data.get("source")
@@ -40,6 +50,7 @@ def update_source(text: str, snippet_file: str, source_path: str, line: int, com
         "line": line,
         "commit": DoubleQuotedScalarString(commit),
     }
+    values |= {key: value for key, value in code_says.items() if key in source}
     for key, value in values.items():
         if key in source:
             source[key] = value

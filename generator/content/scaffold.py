@@ -54,7 +54,7 @@ source:
   line: 1  # the line that raises
   commit: "0000000"  # the commit the snippet is taken from (7 to 40 hex digits)
   start_line: 1  # the file's own number of the snippet's first line
-  snippet: |
+  snippet: |2  # the code as it is in the file, indented 4 more spaces here
     raise {exception}("...")
 solutions:
   - "TO BE WRITTEN: the first thing to try."

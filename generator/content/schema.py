@@ -18,7 +18,17 @@ from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
 from pygments.util import ClassNotFound
 
 from generator.diagnostics import Diagnostic, Position, closest, did_you_mean, error, warning
-from generator.site.model import Analysis, ExampleFix, Record, Retired, Snippet, Source, TextFile, When
+from generator.site.model import (
+    Analysis,
+    ExampleFix,
+    Place,
+    Record,
+    Retired,
+    Snippet,
+    Source,
+    TextFile,
+    When,
+)
 from generator.render.pylex import PYTHON_LANGUAGES, statement_words
 from generator.content.yamldoc import KeyPath, YamlDocument, parse_yaml
 
@@ -51,7 +61,18 @@ RECORD_KEYS = (
     "draft",
     "retired",
 )
-SOURCE_KEYS = ("path", "line", "commit", "language", "snippet", "start_line", "snippet_file")
+SOURCE_KEYS = (
+    "path",
+    "line",
+    "commit",
+    "language",
+    "snippet",
+    "start_line",
+    "snippet_file",
+    "function",
+    "conditions",
+    "also_raised_at",
+)
 FIX_KEYS = ("before", "after", "language", "notes")
 WHEN_KEYS = ("trigger", "situations")
 ANALYSIS_KEYS = ("by", "date")
@@ -471,6 +492,8 @@ class RecordValidator:
         if language is not None and not is_known_language(language):
             read.fail(("source", "language"), f"Pygments knows no language {language!r}")
             language = None
+        function = read.string(("source", "function"), False, expected="the raising function")
+        conditions = read.string_list(("source", "conditions"), False, expected="conditions")
         pin = self.snippet_from_file() if has_file else self.inline_snippet()
         if pin is None or line is None:
             return None
@@ -485,7 +508,30 @@ class RecordValidator:
             )
             return None
         self.positions["source.line"] = self.document.position(("source", "line"))
-        return Source(path=path, line=line, commit=commit, snippet=snippet)
+        return Source(path, line, commit, snippet, function or "", conditions, self.places())
+
+    def places(self) -> tuple[Place, ...]:
+        """`source.also_raised_at`: the other places raising the error, each a path and line."""
+        key_path: KeyPath = ("source", "also_raised_at")
+        present, value = self.read.lookup(key_path)
+        if not present or value is None:
+            return ()
+        if not isinstance(value, list):
+            self.read.fail(key_path, f"expected a list of places, got {type_name(value)}")
+            return ()
+        found = []
+        for index in range(len(value)):
+            at = (*key_path, index)
+            if self.read.mapping(at, True) is None:
+                continue
+            self.read.check_keys(at, ("path", "line"))
+            path = self.read.string((*at, "path"), True, expected="a path in the repository")
+            line = self.read.integer((*at, "line"), True)
+            if path is not None and not is_repo_path(path):
+                self.read.fail((*at, "path"), f"{path!r} must be a path inside the repository")
+            elif path is not None and line is not None:
+                found.append(Place(path, line))
+        return tuple(found)
 
     def source_path(self, required: bool) -> str | None:
         path = self.read.string(("source", "path"), required, expected="the source file's path")

@@ -6,6 +6,8 @@ For each record of a repository:
 - at REV: `same`, `moved` (another line, a renamed file, or another file of the commit),
   `changed` (its exception class or its message is not what the record says) or `removed`
   (nothing in the commit raises it, or anything like it);
+- `conditions-changed`: the same raise at REV (where it was, or moved), under other conditions
+  (the `if` tests around it, the loop, the `except`): the page's trigger may be out of date;
 - `unknown-commit`: the pinned commit is not in this repository.
 
 Records are matched to the raises at REV one to one, best match first, so two records
@@ -18,42 +20,36 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import difflib
-import itertools
 import json
-import re
+import textwrap
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from generator.content.files import FileChanged, atomic_write_text
 from generator.content.loader import DRIFT_FILE, load_content
 from generator.content.messages import message_parts
-from generator.content.schema import is_repo_path, validate_records
+from generator.content.schema import validate_records
 from generator.diagnostics import printable
+from generator.git.code import PYTHON_SUFFIXES, TOKEN_RE, WORD_RE, Code, is_test_path
 from generator.git.pin import apply_pin, remove_unused_snippets
 from generator.git.pinning import (
-    Pin,
     PinError,
-    decode_source,
-    message_arguments,
     same_exception,
+    scan_settings,
+    site_pin,
     snippet_span,
-    source_lines,
 )
-from generator.git.pyraises import RaiseSite, canonical, scan_source
+from generator.git.pyraises import RaiseSite, canonical
 from generator.git.repo import (
-    REGULAR_FILE_MODES,
-    TREE_MODE,
     GitError,
     ObjectReader,
-    Repository,
     open_repository,
-    renamed_paths,
     resolve_commit,
 )
-from generator.git.scan import is_test_path
-from generator.site.model import Record
+from generator.site.model import Place, Record
 
 # How alike two messages must be for a raise to count as the record's, reworded: the share
 # of their words (and placeholders, and punctuation) that they have in common, in order
@@ -63,13 +59,7 @@ from generator.site.model import Record
 # "Input is not a valid path" elsewhere does not).
 CHANGED_SIMILARITY = 0.6
 CHANGED_SIMILARITY_ELSEWHERE = 0.75
-PYTHON_SUFFIXES = (".py", ".pyi")
-TOKEN_RE = re.compile(r"\{\}|\w+|[^\w\s]")
-WORD_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
 PROBE_WORDS = 6
-# A backslash escape in a file's code, taken out before its words are found (so the word
-# after `\n` in a string is a word of its own).
-ESCAPE_RE = re.compile(r"\\.")
 
 
 @dataclass(frozen=True)
@@ -85,152 +75,14 @@ class DriftRow:
     new_message: str = ""
     exception: str = ""
     new_exception: str = ""
+    conditions: tuple[str, ...] = ()  # at the pinned commit, where they changed
+    new_conditions: tuple[str, ...] = ()  # at REV, where they changed
+    # The other places raising it at REV (path:line), where they are not those recorded.
+    also_raised_at_now: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class ParsedFile:
-    """A Python file's lines and its raises with a message (none when it does not parse)."""
-
-    lines: list[str]
-    sites: tuple[RaiseSite, ...]
-    templates: tuple[str, ...]  # each site's canonical template
-    words: tuple[tuple[str, ...], ...]  # each template's words, for `similarity`
-    unparsed: str = ""  # why it could not be read as Python (Python 2 syntax), if so
-
-
-class Code:
-    """The repository's files as drift and history read them: trees and files through one
-    `git cat-file`, a folder unchanged since a commit read before not read again, each
-    distinct file content decoded, searched for words and parsed once for the run."""
-
-    def __init__(
-        self, repository: Repository, objects: ObjectReader, arguments: Mapping[str, int | str]
-    ) -> None:
-        self.repository, self.objects, self.arguments = repository, objects, arguments
-        self.parsed: dict[str, ParsedFile] = {}  # by blob hash
-        self.texts: dict[str, str | Exception] = {}  # by blob hash
-        self.words: dict[str, frozenset[str]] = {}  # by blob hash
-        self.trees: dict[str, dict[str, str]] = {}  # tree hash -> {path below it: blob hash}
-        self.commits: dict[str, dict[str, str]] = {}  # commit -> {path: blob hash}
-        self.renames: dict[tuple[str, str], dict[str, str]] = {}
-
-    def files(self, commit: str) -> dict[str, str]:
-        """Every regular file of the commit (no link, no submodule, no `..` or other name that
-        is not a plain path), with its blob hash."""
-        if commit not in self.commits:
-            found = self.objects.read(f"{commit}^{{tree}}")
-            if found is None:
-                raise GitError(f"unknown commit {commit[:12]}")
-            try:
-                files = self.tree_files(found[0])
-                self.commits[commit] = {p: sha for p, sha in files.items() if is_repo_path(p)}
-            except RecursionError:
-                raise GitError(f"the tree of {commit[:12]} is nested too deeply") from None
-        return self.commits[commit]
-
-    def tree_files(self, sha: str) -> dict[str, str]:
-        if sha not in self.trees:
-            files = {}
-            for mode, name, entry in self.objects.tree(sha):
-                if mode in REGULAR_FILE_MODES:
-                    files[name] = entry
-                elif mode == TREE_MODE:
-                    for below, blob in self.tree_files(entry).items():
-                        files[f"{name}/{below}"] = blob
-            self.trees[sha] = files
-        return self.trees[sha]
-
-    def file(self, commit: str, path: str) -> ParsedFile:
-        """The file at commit, parsed; GitError or PinError when it cannot be read."""
-        sha = self.blob(commit, path)
-        parsed = self.parsed.get(sha)
-        if parsed is None:
-            text = self.text_of(sha, path)
-            found, unparsed = python_sites(text, path, self.arguments)
-            sites = tuple(found)
-            templates = tuple(canonical(site.template) for site in sites)
-            words = tuple(tuple(TOKEN_RE.findall(t)) for t in templates)
-            lines = source_lines(text)
-            parsed = self.parsed[sha] = ParsedFile(lines, sites, templates, words, unparsed)
-        return parsed
-
-    def blob(self, commit: str, path: str) -> str:
-        """The blob hash of path at commit; GitError when there is no such file."""
-        sha = self.files(commit).get(path)
-        if sha is None:
-            raise GitError(f"{path} does not exist at commit {commit[:12]}")
-        return sha
-
-    def text_of(self, sha: str, path: str) -> str:
-        """A blob's text; GitError or PinError when it cannot be read as source."""
-        if sha not in self.texts:
-            found = self.objects.read(sha)
-            try:
-                if found is None or found[1] != "blob":
-                    raise GitError(f"{path}: object {sha[:12]} is missing")
-                self.texts[sha] = decode_source(found[2], path)
-            except (GitError, PinError) as exc:
-                self.texts[sha] = exc
-        text = self.texts[sha]
-        if isinstance(text, Exception):
-            raise text
-        return text
-
-    def exists(self, commit: str, path: str) -> bool:
-        return path in self.files(commit)
-
-    def text(self, commit: str, path: str) -> str | None:
-        try:
-            return self.text_of(self.blob(commit, path), path)
-        except (GitError, PinError):
-            return None
-
-    def words_of(self, commit: str, path: str) -> frozenset[str]:
-        """The words of four letters or more in a file's code (none when it cannot be read)."""
-        sha = self.blob(commit, path)
-        if sha not in self.words:
-            text = self.text(commit, path)
-            found = WORD_RE.findall(ESCAPE_RE.sub(" ", text)) if text is not None else []
-            self.words[sha] = frozenset(found)
-        return self.words[sha]
-
-    def renamed(self, old: str, new: str, path: str) -> str | None:
-        """Where path went between two commits: where git's rename detection says, else the
-        one file at `new` that ends as it does in the most folders (`src/pkg/a.py` for
-        `pkg/a.py`: a small file changed as it moved is not a rename to git)."""
-        if (old, new) not in self.renames:
-            self.renames[old, new] = renamed_paths(self.repository, old, new)
-        found = self.renames[old, new].get(path)
-        if found is not None:
-            return found
-        parts = path.split("/")
-        alike: dict[int, list[str]] = {}
-        for other in self.files(new):
-            if other.rpartition("/")[2] == parts[-1]:
-                pairs = zip(reversed(parts), reversed(other.split("/")), strict=False)
-                shared = sum(1 for _ in itertools.takewhile(lambda pair: pair[0] == pair[1], pairs))
-                alike.setdefault(shared, []).append(other)
-        best = alike[max(alike)] if alike else []
-        return best[0] if len(best) == 1 else None
-
-    def python_files(self, commit: str) -> list[str]:
-        return sorted(
-            path
-            for path in self.files(commit)
-            if path.endswith(PYTHON_SUFFIXES) and is_repo_path(path)
-        )
-
-
-def python_sites(
-    source: str, path: str, arguments: Mapping[str, int | str]
-) -> tuple[list[RaiseSite], str]:
-    """A file's raises with a message, and why it could not be parsed ("" when it was)."""
-    if not path.endswith(PYTHON_SUFFIXES) or ("raise" not in source and "assert" not in source):
-        return [], ""
-    try:
-        return scan_source(source, arguments)[0], ""
-    except SyntaxError as exc:
-        return [], exc.msg or str(exc)
+def dedented(lines: list[str]) -> list[str]:
+    return textwrap.dedent("\n".join(lines)).split("\n")
 
 
 def check_pinned(code: Code, record: Record, commit: str) -> tuple[str, RaiseSite | None]:
@@ -242,7 +94,8 @@ def check_pinned(code: Code, record: Record, commit: str) -> tuple[str, RaiseSit
     except (GitError, PinError) as exc:
         return f"corrupt: {exc}", None
     snippet = record.source.snippet
-    if pinned.lines[snippet.start_line - 1 : snippet.end_line] != snippet.lines:
+    there = pinned.lines[snippet.start_line - 1 : snippet.end_line]
+    if dedented(there) != dedented(snippet.lines):  # a YAML block keeps no common indentation
         return "corrupt: the stored snippet differs from the file at the pinned commit", None
     if not source_path.endswith(PYTHON_SUFFIXES):
         return "", None
@@ -433,13 +286,24 @@ def pinned_row(record: Record) -> DriftRow:
     )
 
 
-def matched_row(row: DriftRow, record: Record, match: Candidate | None, target: str) -> DriftRow:
-    """The row for a record found (or not) at REV."""
+def matched_row(
+    row: DriftRow, record: Record, pinned: RaiseSite | None, match: Candidate | None, target: str
+) -> DriftRow:
+    """The row for a record found (or not) at REV (`pinned`: its raise at the pinned commit)."""
     if match is None:
         return replace_row(row, "removed", detail="nothing in the commit raises this message")
     site, path, tier = match.site, match.path, match.tier
     now = f"{path}:{site.line}@{target[:10]}"
     elsewhere = match.elsewhere and path != record.source.path
+    if tier == 0 and pinned is not None and pinned.conditions != site.conditions:
+        return replace_row(
+            row,
+            "conditions-changed",
+            now=now,
+            detail="the code around the raise tests something else: review the trigger",
+            conditions=pinned.conditions,
+            new_conditions=site.conditions,
+        )
     if tier == 0:
         if path == record.source.path and site.line == record.source.line:
             return replace_row(row, "same", now=now)
@@ -460,7 +324,7 @@ def matched_row(row: DriftRow, record: Record, match: Candidate | None, target: 
     )
 
 
-def replace_row(row: DriftRow, status: str, **changes: str) -> DriftRow:
+def replace_row(row: DriftRow, status: str, **changes: Any) -> DriftRow:
     return dataclasses.replace(row, status=status, **changes)
 
 
@@ -491,9 +355,10 @@ def run_drift(
     ordered = [r for r in sorted(records, key=lambda r: r.id) if repo is None or r.repo == repo]
     rows: dict[str, DriftRow] = {}
     looked_for: list[Record] = []
+    pinned_sites: list[RaiseSite | None] = []
     wanted: list[Wanted] = []
     with ObjectReader(repository) as objects:
-        code = Code(repository, objects, message_arguments(loaded))
+        code = Code(repository, objects, scan_settings(loaded))
         for done, record in enumerate(ordered, start=1):
             if progress:
                 progress(done, len(ordered))
@@ -514,16 +379,55 @@ def run_drift(
             if not code.exists(target, record.source.path):
                 path = code.renamed(commit, target, record.source.path)
             looked_for.append(record)
+            pinned_sites.append(site)
             source = record.source
             wanted.append(Wanted.of(record.message, record.exception, source.line, path, site))
         matches = match_raises(code, target, wanted)
+        places = places_now(code, target, looked_for, wanted, matches)
         for index, record in enumerate(looked_for):
-            row = matched_row(pinned_row(record), record, matches.get(index), target)
+            match = matches.get(index)
+            row = matched_row(pinned_row(record), record, pinned_sites[index], match, target)
+            recorded = tuple(sorted(record.source.also_raised_at))
+            now = places.get(index, recorded)
+            if row.status in ("same", "moved") and now != recorded:
+                detail = ", ".join(filter(None, [row.detail, "raised at other places"]))
+                at = tuple(f"{place.path}:{place.line}" for place in now)
+                row = replace_row(row, "moved", detail=detail, also_raised_at_now=at)
             rows[record.id] = row
         report = DriftReport(target, [rows[r.id] for r in ordered if r.id in rows], [], problems)
         if update:
-            repin(content_root, code, target, looked_for, matches, rows, report)
+            repin(content_root, code, target, looked_for, matches, places, rows, report)
     return report
+
+
+def places_now(
+    code: Code,
+    target: str,
+    records: list[Record],
+    wanted: list[Wanted],
+    matches: dict[int, Candidate],
+) -> dict[int, tuple[Place, ...]]:
+    """For each record that lists the other places raising its error, those places at REV:
+    its message and class, in the file its raise is in now or another with its words."""
+    followed = [i for i, r in enumerate(records) if r.source.also_raised_at and i in matches]
+    vocabulary = {word for i in followed for word in probe_words(wanted[i])}
+    files_with = files_with_words(code, target, vocabulary)
+    found = {}
+    for index in followed:
+        match, looked = matches[index], wanted[index]
+        places = set()
+        for path in dict.fromkeys([match.path, *other_files(looked, files_with, exact=True)]):
+            parsed = code.file(target, path)
+            for site, template in zip(parsed.sites, parsed.templates, strict=True):
+                here = Place(path, site.line)
+                if (
+                    template == looked.message
+                    and same_exception(looked.exception, site.exception)
+                    and here != (match.path, match.site.line)
+                ):
+                    places.add(here)
+        found[index] = tuple(sorted(places))
+    return found
 
 
 def repin(
@@ -532,6 +436,7 @@ def repin(
     target: str,
     records: list[Record],
     matches: dict[int, Candidate],
+    places: dict[int, tuple[Place, ...]],
     rows: dict[str, DriftRow],
     report: DriftReport,
 ) -> None:
@@ -542,9 +447,9 @@ def repin(
         if match is None or rows[record.id].status not in ("same", "moved"):
             continue
         lines = code.file(target, match.path).lines
-        start, end = snippet_span(lines, match.site, None)
-        text = "\n".join(lines[start - 1 : end])
-        pin = Pin(record.repo, match.path, target, match.site.line, start, text)
+        span = snippet_span(lines, match.site, None)
+        pin = site_pin(record.repo, match.path, target, lines, match.site, span)
+        pin = dataclasses.replace(pin, also_raised_at=places.get(index, ()))
         if pin.commit == record.source.commit and rows[record.id].status == "same":
             continue
         try:
@@ -593,6 +498,10 @@ def drift_table(report: DriftReport) -> str:
         for row in [header, *rows]
     ]
     for row in report.rows:
+        if row.status == "conditions-changed":
+            lines.append(f"\n{row.id} is raised under other conditions:")
+            lines += [f"  was: {printable(c)}" for c in row.conditions or ("(none)",)]
+            lines += [f"  now: {printable(c)}" for c in row.new_conditions or ("(none)",)]
         if row.status == "changed":
             was = printable(f"{row.exception}: {row.message}")
             now = printable(

@@ -36,6 +36,7 @@ from generator.content.history import (
     StoredHistory,
     error_histories,
     found_by_release,
+    found_data,
     history_path,
     history_text,
     parse_history,
@@ -44,8 +45,9 @@ from generator.content.history import (
 from generator.content.loader import load_content
 from generator.content.schema import validate_records
 from generator.diagnostics import plural, printable
-from generator.git.drift import Code, Wanted, check_pinned, match_raises
-from generator.git.pinning import PinError, message_arguments, same_exception
+from generator.git.code import Code
+from generator.git.drift import Wanted, check_pinned, match_raises
+from generator.git.pinning import PinError, same_exception, scan_settings
 from generator.git.pyraises import RaiseSite, canonical
 from generator.git.repo import GitError, ObjectReader, Repository, open_repository, resolve_commit
 from generator.site.history import glance
@@ -162,15 +164,20 @@ def run_history(
     if not containing(repository, target) & {release.name for release in found_releases}:
         found_releases.append(Release(UNRELEASED, target))
     with ObjectReader(repository) as objects:
-        code = Code(repository, objects, message_arguments(loaded))
+        code = Code(repository, objects, scan_settings(loaded))
         chosen = records_of(records, repo, objects)
         if not chosen:
             where = f"no record of {repo}" if repo else "no record"
             raise HistoryError(f"{where} is pinned to a commit of {repo_dir}")
         repo = chosen[0].repo
         path = history_path(content_root, repo)
-        arguments = sorted([name, where] for name, where in code.arguments.items())
-        stored = read_history(path, arguments) if path.exists() else StoredHistory()
+        settings: dict[str, list[Any]] = {
+            "message_arguments": sorted(
+                [name, where] for name, where in code.settings.arguments.items()
+            ),
+            "gettext_functions": sorted(code.settings.gettext_functions),
+        }
+        stored = read_history(path, settings) if path.exists() else StoredHistory()
         followed = start(code, repository, chosen, found_releases, problems)
         known = known_findings(stored, followed, found_releases)
         unparsed: dict[tuple[str, str], str] = {}
@@ -179,7 +186,7 @@ def run_history(
     runs = {
         record_id: runs_of(by_release, found_releases) for record_id, by_release in found.items()
     }
-    saved = StoredHistory(repo, found_releases, pinned, runs, arguments)
+    saved = StoredHistory(repo, found_releases, pinned, runs, settings)
     for folder in (path.parent.parent, path.parent):
         refuse_link(folder)
     atomic_write_text(path, history_text(saved))
@@ -372,10 +379,10 @@ def found_as(record: Record, site: RaiseSite, path: str) -> Found:
     exception = (
         record.exception if same_exception(record.exception, site.exception) else site.exception
     )
-    return Found(message, exception, path, site.line)
+    return Found(message, exception, path, site.line, site.conditions)
 
 
-def read_history(path: Path, arguments: list[list[Any]]) -> StoredHistory:
+def read_history(path: Path, settings: dict[str, list[Any]]) -> StoredHistory:
     """The history file as written before: nothing of it when it was found with another
     matcher or other settings (nothing in it holds); HistoryError when it is not one."""
     try:
@@ -388,7 +395,7 @@ def read_history(path: Path, arguments: list[list[Any]]) -> StoredHistory:
         raise HistoryError(
             f"{path}: not a history file errpages can read ({exc}); move it away and run again"
         ) from None
-    return stored if stored.arguments == arguments else StoredHistory()
+    return stored if stored.settings == settings else StoredHistory()
 
 
 def history_json(report: HistoryReport) -> dict[str, Any]:
@@ -400,7 +407,7 @@ def history_json(report: HistoryReport) -> dict[str, Any]:
     for record_id in sorted(saved.runs):
         since = histories[record_id].not_raised_since
         raised = [
-            {"release": names[number], **run.found._asdict()}
+            {"release": names[number], **found_data(run.found)}
             for run in saved.runs[record_id]
             for number in range(run.first, run.until)
         ]

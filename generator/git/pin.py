@@ -12,8 +12,9 @@ from generator.content.loader import LoadedContent, load_content
 from generator.content.recordfile import update_source
 from generator.content.schema import FieldReader, normalise_snippet_name, parse_snippet_file
 from generator.content.yamldoc import YamlDocument
-from generator.git.pinning import Pin, PinError, cut_pin, decode_source, message_arguments
-from generator.git.repo import GitError, open_repository, read_file, resolve_commit
+from generator.git.code import PYTHON_SUFFIXES, Code
+from generator.git.pinning import Pin, PinError, cut_pin, scan_settings
+from generator.git.repo import GitError, ObjectReader, open_repository, resolve_commit
 from generator.site.model import TextFile
 
 
@@ -94,7 +95,12 @@ def apply_pin(content_root: Path, record_file: Path, pin: Pin, force: bool) -> P
     refuse_link(record_file)
     before = record_file.read_text(encoding="utf-8")
     snippet_path = write_snippet(content_root, pin, force)
-    after = update_source(before, pin.file_name(), pin.path, pin.line, pin.commit)
+    code_says = {
+        "function": pin.function,
+        "conditions": list(pin.conditions),
+        "also_raised_at": [place._asdict() for place in pin.also_raised_at],
+    }
+    after = update_source(before, pin.file_name(), pin.path, pin.line, pin.commit, code_says)
     where = f"{pin.path}:{pin.line} at {pin.commit[:12]}."
     after = SCAFFOLDED_RE.sub(lambda found: found[1] + where, after, count=1)
     if after != before:  # unless the record was saved meanwhile: then FileChanged
@@ -144,20 +150,24 @@ def pin_record(
     request = pin_request(find_document(loaded, record), loaded.snippets)
     repository = open_repository(repo_dir)
     commit = resolve_commit(repository, rev)
-    try:
-        data = read_file(repository, commit, request.path)
-    except GitError as exc:
-        raise PinError(str(exc)) from exc
-    source = decode_source(data, request.path)
+    with ObjectReader(repository) as objects:
+        code = Code(repository, objects, scan_settings(loaded))
+        try:
+            parsed = code.file(commit, request.path)
+        except GitError as exc:
+            raise PinError(str(exc)) from exc
+    if parsed.unparsed:
+        raise PinError(f"{request.path} does not parse as Python: {parsed.unparsed}")
+    python = request.path.endswith(PYTHON_SUFFIXES)
     pin = cut_pin(
         request.repo,
-        request.path,
         commit,
-        source,
+        request.path,
+        parsed.lines,
+        parsed.sites if python else None,
         request.exception,
         request.message,
         request.line,
         context,
-        message_arguments(loaded),
     )
     return apply_pin(content_root, request.file, pin, force)

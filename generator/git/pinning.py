@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import difflib
 import posixpath
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from generator.content.config import read_config
@@ -16,7 +15,8 @@ from generator.content.loader import LoadedContent
 from generator.content.messages import message_parts
 from generator.content.schema import is_repo_path, snippet_hash
 from generator.diagnostics import Level, with_source_lines
-from generator.git.pyraises import RaiseSite, canonical, scan_source
+from generator.git.pyraises import RaiseSite, ScanSettings, canonical
+from generator.site.model import Place
 
 MAX_SNIPPET_LINES = 40
 TEXT_CONTEXT = 12
@@ -36,6 +36,9 @@ class Pin:
     line: int
     start_line: int
     text: str
+    function: str = ""  # the class and function that raise
+    conditions: tuple[str, ...] = ()  # what holds when it runs (RaiseSite.conditions)
+    also_raised_at: tuple[Place, ...] = ()  # the other places raising the error
 
     def __post_init__(self) -> None:
         if not is_repo_path(self.path):  # it names the snippet file written under content/
@@ -58,15 +61,15 @@ class Pin:
         return header + self.text + "\n"
 
 
-def message_arguments(loaded: LoadedContent) -> dict[str, int | str]:
-    """site.yaml's `message_arguments`; PinError naming the line when the settings are wrong
-    (what a raise's message is depends on them)."""
+def scan_settings(loaded: LoadedContent) -> ScanSettings:
+    """site.yaml's settings of what a raise's message is; PinError naming the line when the
+    settings are wrong."""
     config, problems = read_config(loaded.config)
     errors = [problem for problem in problems if problem.level is Level.ERROR]
     if errors:
         shown = with_source_lines(errors, loaded.texts)
         raise PinError("the site settings have errors:\n" + "\n".join(d.format() for d in shown))
-    return dict(config.message_arguments)
+    return ScanSettings(config.message_arguments, config.gettext_functions)
 
 
 def decode_source(data: bytes, path: str) -> str:
@@ -167,53 +170,54 @@ def text_site(lines: list[str], message: str, hint: int | None) -> RaiseSite | N
 
 
 def find_raise(
-    source: str,
+    lines: list[str],
+    sites: tuple[RaiseSite, ...] | None,
     path: str,
     exception: str,
     message: str,
     hint: int | None,
-    arguments: Mapping[str, int | str],
-) -> tuple[RaiseSite, list[str]]:
-    """The raise of this message in the file: at `hint` when it is still there, else the nearest."""
-    lines = source_lines(source)
-    if not path.endswith((".py", ".pyi")):
+) -> RaiseSite:
+    """The raise of this message in the file (`sites`: its raises; None for a file that is
+    not Python): at `hint` when it is still there, else the nearest."""
+    if sites is None:
         site = text_site(lines, message, hint)
         if site is None:
             raise PinError(f"message not found in {path}")
-        return site, lines
-    try:
-        sites, _ = scan_source(source, arguments)
-    except SyntaxError as exc:
-        where = f" (line {exc.lineno})" if exc.lineno else ""
-        raise PinError(f"{path} does not parse as Python{where}: {exc.msg}") from exc
-    found = matching_sites(sites, exception, message)
+        return site
+    found = matching_sites(list(sites), exception, message)
     if not found:
-        raise PinError(
-            f"message not found in {path}; {describe(closest_sites(sites, message), path)}"
-        )
+        closest = closest_sites(list(sites), message)
+        raise PinError(f"message not found in {path}; {describe(closest, path)}")
     at_hint = [s for s in found if hint is not None and s.line <= hint <= s.end_line]
     if at_hint:
-        return at_hint[0], lines
-    best = min(found, key=lambda s: (abs(s.line - hint) if hint else 0, s.line))
-    return best, lines
+        return at_hint[0]
+    return min(found, key=lambda s: (abs(s.line - hint) if hint else 0, s.line))
 
 
 def cut_pin(
     repo: str,
-    path: str,
     commit: str,
-    source: str,
+    path: str,
+    lines: list[str],
+    sites: tuple[RaiseSite, ...] | None,
     exception: str,
     message: str,
     hint: int | None,
     context: int | None,
-    arguments: Mapping[str, int | str],
 ) -> Pin:
     """Find the raise and cut its snippet, keeping the file's own line numbers."""
-    site, lines = find_raise(source, path, exception, message, hint, arguments)
+    site = find_raise(lines, sites, path, exception, message, hint)
     if site.bodies or context is not None:
-        start, end = snippet_span(lines, site, context)
+        span = snippet_span(lines, site, context)
     else:
-        start = max(1, site.line - (context if context is not None else TEXT_CONTEXT))
-        end = min(len(lines), site.end_line + (context if context is not None else TEXT_CONTEXT))
-    return Pin(repo, path, commit, site.line, start, "\n".join(lines[start - 1 : end]))
+        span = max(1, site.line - TEXT_CONTEXT), min(len(lines), site.end_line + TEXT_CONTEXT)
+    return site_pin(repo, path, commit, lines, site, span)
+
+
+def site_pin(
+    repo: str, path: str, commit: str, lines: list[str], site: RaiseSite, span: tuple[int, int]
+) -> Pin:
+    """The pin of a raise, its snippet the lines of `span`."""
+    start, end = span
+    text = "\n".join(lines[start - 1 : end])
+    return Pin(repo, path, commit, site.line, start, text, site.scope, site.conditions)

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import ast
 import copy
+import dataclasses
+import functools
 import re
 import string
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from generator.content.messages import message_parts
@@ -37,12 +39,93 @@ class RaiseSite:
     bodies: tuple[Span, ...] = field(default=(), compare=False)
     function: tuple[int, int] | None = field(default=None, compare=False)  # the def it is in
     scope: str = field(default="", compare=False)  # the classes and defs it is in: `Model.check`
+    # What holds when it runs, as the code says it, outermost first: the tests of the `if`s
+    # around it (negated for an `else`, and for an early `return` before it), `for x in xs`,
+    # `while c`, `after for x in xs without a break` (a loop's `else`), `except KeyError`,
+    # `match x: case P`.
+    conditions: tuple[str, ...] = field(default=(), compare=False)
+    helper: str = field(default="", compare=False)  # the raise helper it goes through, if any
+
+
+@dataclass(frozen=True)
+class ScanSettings:
+    """What a raise's message is depends on: site.yaml's `message_arguments` (classes whose
+    message is another argument) and `gettext_functions` (more names that mark a message for
+    translation)."""
+
+    message_arguments: tuple[tuple[str, int | str], ...] = ()
+    gettext_functions: tuple[str, ...] = ()
+
+    @functools.cached_property
+    def arguments(self) -> dict[str, int | str]:
+        return dict(self.message_arguments)
+
+    @functools.cached_property
+    def translations(self) -> frozenset[str]:
+        return TRANSLATE_FUNCTIONS | frozenset(self.gettext_functions)
 
 
 @dataclass(frozen=True)
 class Skipped:
     line: int
     reason: str
+
+
+@dataclass(frozen=True)
+class ExceptionClass:
+    """A class of a module: its bases, and the messages it builds itself (in `__init__`, from
+    a template: `super().__init__(_("No such option: {name}").format(…))`, or in `__str__`)."""
+
+    name: str
+    bases: tuple[str, ...]
+    templates: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Helper:
+    """A function or method that always raises, with one of its parameters in the message
+    (`def fail(self, message, …): raise BadParameter(message, …)`): its callers raise."""
+
+    name: str
+    owner: str  # the class it is a method of ("" for a function)
+    exception: str
+    parameter: str
+    position: int  # the parameter's place among a call's positional arguments (self not counted)
+    templates: tuple[str, ...]  # the message, with `{parameter}` where the argument goes
+
+    @property
+    def title(self) -> str:
+        return f"{self.owner}.{self.name}" if self.owner else self.name
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A raise whose message another module may say: of a class that builds its own message
+    (`raise NoSuchOption(opt)`), or a call of what may be a raise helper (`self.fail(_("…"))`);
+    resolved against the library of every module of the commit."""
+
+    site: RaiseSite  # its template "" (its exception the class raised, for a class)
+    name: str  # the class raised, or the function called
+    owner: str  # for a call: the class its receiver is (`self`, or a parameter annotated)
+    arguments: tuple[tuple[str, ...], ...]  # the templates each positional argument can be
+    keywords: tuple[tuple[str, tuple[str, ...]], ...]  # and each keyword argument
+    reason: str  # why it is skipped when nothing resolves it
+
+
+@dataclass(frozen=True)
+class ModuleScan:
+    """What one module says, before other modules are known: its own raises, those that
+    wait on a definition elsewhere, and what it defines that other modules' raises use."""
+
+    sites: tuple[RaiseSite, ...]
+    skipped: tuple[Skipped, ...]
+    pending: tuple[Pending, ...]
+    classes: tuple[ExceptionClass, ...]
+    helpers: tuple[Helper, ...]
+
+    def needs(self) -> frozenset[str]:
+        """The names of the classes and functions its pending raises wait on."""
+        return frozenset(p.name for p in self.pending) | frozenset(p.owner for p in self.pending)
 
 
 def canonical(template: str) -> str:
@@ -132,21 +215,84 @@ def placeholder(name: str, conversion: str = "", spec: str = "") -> str:
     )
 
 
-# Functions that mark a literal for translation and return it (or its translation): the
-# message is the literal's (`_("Invalid value %r") % value`).
-TRANSLATE_FUNCTIONS = frozenset({"_", "gettext", "gettext_lazy", "ugettext", "gettext_noop"})
+# Functions that mark a message for translation and return it (or its translation): the
+# message is the literal they are given (`_("Invalid value %r") % value`); `pgettext` takes
+# a context first, `ngettext` a singular and a plural form (two messages).
+TRANSLATE_FUNCTIONS = frozenset(
+    "_ gettext gettext_lazy gettext_noop lazy_gettext ugettext ugettext_lazy".split()
+)
+CONTEXT_FUNCTIONS = frozenset("pgettext pgettext_lazy lazy_pgettext".split())
+PLURAL_FUNCTIONS = {  # the position of the singular form; the plural form follows it
+    **dict.fromkeys("ngettext ngettext_lazy lazy_ngettext ungettext".split(), 0),
+    **dict.fromkeys("npgettext npgettext_lazy".split(), 1),
+}
+
+
+def translated_forms(message: ast.expr, translations: frozenset[str]) -> list[ast.expr]:
+    """The message with each call that marks text for translation replaced by that text: one
+    expression, or one per form of each plural (`ngettext`) call in it."""
+    nodes = list(ast.walk(message))
+    plural = next((i for i, node in enumerate(nodes) if plural_forms(node)), None)
+    if plural is not None:
+        forms = []
+        for form in (0, 1):
+            copied = copy.deepcopy(message)
+            call = list(ast.walk(copied))[plural]
+            chosen = plural_forms(call)[form]
+            forms.append(replaced(copied, swapping(call, chosen)))
+        return [done for form in forms for done in translated_forms(form, translations)]
+    if not any(translated_text(node, translations) for node in nodes):
+        return [message]
+    return [replaced(copy.deepcopy(message), lambda node: translated_text(node, translations))]
+
+
+def replaced(expression: ast.expr, replacement: Callable[[ast.AST], ast.expr | None]) -> ast.expr:
+    """The expression (changed in place) with each node for which `replacement` gives one
+    replaced by it."""
+
+    class Replace(ast.NodeTransformer):
+        def visit(self, node: ast.AST) -> ast.AST:
+            found = replacement(node)
+            return found if found is not None else self.generic_visit(node)
+
+    result = Replace().visit(expression)
+    assert isinstance(result, ast.expr)
+    return result
+
+
+def swapping(target: ast.AST, value: ast.expr) -> Callable[[ast.AST], ast.expr | None]:
+    """For `replaced`: the one node `target` by `value`."""
+    return lambda node: value if node is target else None
+
+
+def call_function_name(call: ast.Call) -> str | None:
+    return last_name(call.func)
+
+
+def translated_text(node: ast.AST, translations: frozenset[str]) -> ast.expr | None:
+    """What a `_("…")` or `pgettext(context, "…")` call stands for: its text argument."""
+    if not isinstance(node, ast.Call) or node.keywords:
+        return None
+    name = call_function_name(node)
+    if name in translations and len(node.args) == 1:
+        return node.args[0]
+    if name in CONTEXT_FUNCTIONS and len(node.args) == 2:
+        return node.args[1]
+    return None
+
+
+def plural_forms(node: ast.AST) -> list[ast.expr]:
+    """The singular and plural forms an `ngettext(singular, plural, n)` call chooses from."""
+    if not isinstance(node, ast.Call):
+        return []
+    first = PLURAL_FUNCTIONS.get(call_function_name(node) or "")
+    if first is None or len(node.args) != first + 3:
+        return []
+    return node.args[first : first + 2]
 
 
 def literal_text(node: ast.expr) -> str | None:
-    """A string literal's text, also when it is marked for translation; None for the rest."""
-    if (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Name)
-        and node.func.id in TRANSLATE_FUNCTIONS
-        and len(node.args) == 1
-        and not node.keywords
-    ):
-        node = node.args[0]
+    """A string literal's text; None for anything else."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
     return None
@@ -432,20 +578,28 @@ SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)  # what `Rai
 class _Scanner:
     """Walks the statements only (a raise or an assert is never inside an expression)."""
 
-    def __init__(self, message_arguments: Mapping[str, int | str]) -> None:
-        self.message_arguments = message_arguments
+    def __init__(self, settings: ScanSettings, module: ast.Module) -> None:
+        self.settings = settings
+        self.module = module
         self.sites: list[RaiseSite] = []
         self.skipped: list[Skipped] = []
         self.bodies: list[Span] = []  # the bodies the walk is in, outermost first
         self.functions: list[tuple[int, int]] = []
         self.names: list[str] = []  # the classes and functions the walk is in
-        self.scope: ast.AST = ast.Module([], [])  # the function (or module) of the raise at hand
+        self.conditions: list[str] = []  # what holds where the walk is, in its function
+        self.scope: ast.AST = module  # the function (or module) of the raise at hand
         # Per function (or module): each name's bindings, and where each statement is.
         self.scopes: dict[int, tuple[dict[str, list[ast.stmt]], dict[int, Branch]]] = {}
         self.raised: dict[tuple[int, str], int] = {}  # the last raise of a variable, by scope
+        self.within: list[ast.stmt] = []  # the classes and functions the walk is in
+        self.pending: list[Pending] = []
+        self.classes: list[ExceptionClass] = []
+        self.helpers: list[Helper] = []
+        self.built: dict[int, list[str]] = {}  # the messages each class builds, by id
 
     def scan(self, statements: list[ast.stmt], scope: ast.AST) -> None:
         self.bodies.append(tuple(map(statement_span, statements)))
+        guarded = len(self.conditions)
         for node in statements:
             if isinstance(node, ast.Raise):
                 self.scope = scope
@@ -453,35 +607,65 @@ class _Scanner:
             elif isinstance(node, ast.Assert):
                 self.scope = scope
                 self.visit_assert(node)
+            elif isinstance(node, (ast.Expr, ast.Return, ast.Assign)):
+                self.scope = scope
+                self.visit_statement(node)
             function = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
             name = node.name if isinstance(node, SCOPE_NODES) else None
             if function:
                 self.functions.append(statement_span(node))
             if name is not None:
                 self.names.append(name)
-            for body in inner_bodies(node):
+                self.within.append(node)
+            outside, self.conditions = self.conditions, [] if name is not None else self.conditions
+            for body, holding in body_conditions(node):
+                if not body:
+                    continue
+                self.conditions += holding
                 self.scan(body, node if function else scope)
+                del self.conditions[len(self.conditions) - len(holding) :]
+            self.conditions = outside
             if function:
                 self.functions.pop()
             if name is not None:
                 self.names.pop()
+                self.within.pop()
+            if isinstance(node, ast.ClassDef):
+                self.visit_class(node)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.visit_function(node)
+            self.conditions += after_guard(node)
+        del self.conditions[guarded:]
         self.bodies.pop()
+
+    def bindings(self, scope: ast.AST) -> tuple[dict[str, list[ast.stmt]], dict[int, Branch]]:
+        if id(scope) not in self.scopes:
+            self.scopes[id(scope)] = local_assignments(scope), branches(scope)
+        return self.scopes[id(scope)]
 
     def messages_of(self, message: ast.expr, raised: ast.stmt) -> list[ast.expr]:
         """The message expression, or, where a plain variable holds it or its template
-        (`msg`, `err % args`, `err.format(…)`), each value the variable was assigned."""
+        (`msg`, `err % args`, `err.format(…)`), each value the variable was assigned: in its
+        function, or, for a name the function neither binds nor is given, in the module
+        (`MESSAGE = "…"`)."""
         held = template_variable(message)
         if held is None:
             return [message]
         scope = self.scope
-        if id(scope) not in self.scopes:
-            self.scopes[id(scope)] = local_assignments(scope), branches(scope)
-        assignments, where = self.scopes[id(scope)]
+        assignments, where = self.bindings(scope)
+        if held.id not in assignments:
+            constant = None if is_parameter(scope, held.id) else self.constant(held.id)
+            return [message] if constant is None else [substituted(message, held.id, constant)]
         after = self.raised.get((id(scope), held.id), 0)
         self.raised[id(scope), held.id] = raised.lineno
         on_path = {span for body in self.bodies for span in body}
         found = assigned_messages(held, assignments, after, raised, on_path, where)
         return [substituted(message, held.id, value) for value in found] or [message]
+
+    def constant(self, name: str) -> ast.expr | None:
+        """The value of a name the module binds once, plainly (`MESSAGE = "…"`)."""
+        bound = self.bindings(self.module)[0].get(name, [])
+        return assigned_value(bound[0], name) if len(bound) == 1 else None
 
     def visit_raise(self, node: ast.Raise) -> None:
         if node.exc is None:
@@ -495,73 +679,521 @@ class _Scanner:
         if name is None:
             self.skipped.append(Skipped(node.lineno, "not an exception class (a CapWords name)"))
             return
-        message = message_argument(call, self.message_arguments.get(name))
-        if message is None:
-            self.skipped.append(Skipped(node.lineno, f"{name} raised without a message"))
-            return
-        self.add(node, name, message)
+        messages = message_candidates(call, self.settings.arguments.get(name))
+        reason = self.add(node, name, messages, self.conditions)
+        if reason:  # the class may build its message itself: the library will tell
+            site = self.site(node, name, "", self.conditions)
+            self.pending.append(Pending(site, name, "", (), (), reason))
 
     def visit_assert(self, node: ast.Assert) -> None:
         if node.msg is None:
             self.skipped.append(Skipped(node.lineno, "assert without a message"))
             return
-        self.add(node, "AssertionError", node.msg)
-
-    def add(self, node: ast.stmt, exception: str, message: ast.expr) -> None:
-        """A raise site for each message the statement can raise (a variable assigned in
-        two branches: two), or the reason it is skipped."""
-        reason, templates = "", []
-        for expression in self.messages_of(message, node):
-            template = template_of(expression, _Names())
-            if exception in self.message_arguments and isinstance(expression, ast.Constant):
-                # A class named in the settings fills its message's {fields} in itself.
-                filled = ast.Call(ast.Name("str"), [], [])
-                template = format_template(str(expression.value), filled, _Names()) or template
-            if template is None:
-                reason = reason or "message is not built from string literals"
-            elif not canonical(template).replace("{}", "").strip():
-                reason = reason or "message has no literal text"
-            elif template not in templates:
-                templates.append(template)
-        if not templates:
+        conditions = [*self.conditions, *holds(negated(node.test))]
+        reason = self.add(node, "AssertionError", [node.msg], conditions)
+        if reason:
             self.skipped.append(Skipped(node.lineno, reason))
-        for template in templates:
-            self.sites.append(
-                RaiseSite(
-                    line=node.lineno,
-                    end_line=node.end_lineno or node.lineno,
-                    exception=exception,
-                    template=template,
-                    bodies=tuple(reversed(self.bodies)),
-                    function=self.functions[-1] if self.functions else None,
-                    scope=".".join(self.names),
+
+    def visit_statement(self, node: ast.Expr | ast.Return | ast.Assign) -> None:
+        """A call that may be of a raise helper (`self.fail(_("…"))`); in a class's
+        `__init__` or `__str__`, the message it builds."""
+        value = node.value
+        building = self.building()
+        if building is not None:
+            self.visit_building(node, building)
+        if not isinstance(value, ast.Call) or isinstance(node, ast.Assign):
+            return
+        name = last_name(value.func)
+        if name is None or is_class_name(name) or name.startswith("__") or not value.args:
+            return
+        arguments = tuple(self.argument_templates(node, a) for a in value.args)
+        keywords = tuple(
+            (k.arg, self.argument_templates(node, k.value)) for k in value.keywords if k.arg
+        )
+        if any(arguments) or any(found for _, found in keywords):
+            site = self.site(node, "", "", self.conditions)
+            owner = self.receiver_class(value.func)
+            self.pending.append(Pending(site, name, owner, arguments, keywords, ""))
+
+    def argument_templates(self, node: ast.stmt, argument: ast.expr) -> tuple[str, ...]:
+        """The templates an argument of a call can be, when it is written as a message is (a
+        literal, an f-string, a `%` or `.format()` of one, a call of `_()`): a variable is
+        not followed, so that not every call's arguments are."""
+        if not isinstance(argument, (ast.Constant, ast.JoinedStr, ast.BinOp, ast.Call)):
+            return ()
+        if isinstance(argument, ast.Constant) and not isinstance(argument.value, str):
+            return ()
+        return tuple(self.templates(node, "", argument)[0])
+
+    def receiver_class(self, function: ast.expr) -> str:
+        """The class a method call's receiver is: the walk's class for `self.m()` and
+        `cls.m()`, the class named for `Class.m()`, a parameter's annotated class."""
+        if not isinstance(function, ast.Attribute) or not isinstance(function.value, ast.Name):
+            return ""
+        receiver = function.value.id
+        if receiver in ("self", "cls"):
+            owner = next((n for n in reversed(self.within) if isinstance(n, ast.ClassDef)), None)
+            return owner.name if owner is not None else ""
+        if is_class_name(receiver):
+            return receiver
+        scope = self.scope
+        if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for parameter in [*scope.args.posonlyargs, *scope.args.args, *scope.args.kwonlyargs]:
+                if parameter.arg == receiver and parameter.annotation is not None:
+                    names = [
+                        last_name(n)
+                        for n in ast.walk(parameter.annotation)
+                        if isinstance(n, ast.expr)
+                    ]
+                    return next((n for n in names if n and is_class_name(n)), "")
+        return ""
+
+    def building(self) -> ast.ClassDef | None:
+        """The class whose `__init__` or `__str__` the walk is directly in, if it is."""
+        if len(self.within) < 2 or not isinstance(self.within[-2], ast.ClassDef):
+            return None
+        method = self.within[-1]
+        if isinstance(method, ast.FunctionDef) and method.name in ("__init__", "__str__"):
+            return self.within[-2]
+        return None
+
+    def visit_building(self, node: ast.Expr | ast.Return | ast.Assign, owner: ast.ClassDef) -> None:
+        """The message a class builds: given to `super().__init__(…)` (or `Base.__init__(self,
+        …)`), set as `self.message` or `self.msg`, or returned by `__str__`."""
+        value = node.value
+        messages: list[ast.expr] = []
+        if isinstance(node, ast.Return) and value is not None:
+            messages = [value] if self.within[-1].name == "__str__" else []  # type: ignore[attr-defined]
+        elif isinstance(node, ast.Assign):
+            target = node.targets[0]
+            if (
+                len(node.targets) == 1
+                and isinstance(target, ast.Attribute)
+                and isinstance(target.value, ast.Name)
+                and target.value.id == "self"
+                and target.attr in ("message", "msg")
+            ):
+                messages = [node.value]
+        elif (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Attribute)
+            and value.func.attr == "__init__"
+        ):
+            given = value.args
+            if isinstance(value.func.value, ast.Name):  # Base.__init__(self, …)
+                given = given[1:]
+            messages = message_candidates(ast.Call(value.func, given, value.keywords), None)
+        for message in messages:
+            templates, _ = self.templates(node, owner.name, message)
+            templates = [t for t in templates if not not_its_own(t)]
+            if templates:
+                built = self.built.setdefault(id(owner), [])
+                built += [t for t in templates if t not in built]
+                return
+
+    def visit_class(self, node: ast.ClassDef) -> None:
+        """What other modules need of a class: its bases and the messages it builds; and the
+        messages of its table of error messages, each a raise of its own."""
+        generic = [base.value if isinstance(base, ast.Subscript) else base for base in node.bases]
+        bases = tuple(name for name in map(last_name, generic) if name)  # `Base[T]`: Base
+        self.classes.append(ExceptionClass(node.name, bases, tuple(self.built.pop(id(node), []))))
+        for statement in node.body:
+            table = error_table(statement)
+            for key, value in table:
+                for template in table_templates(value, self.settings.translations):
+                    site = RaiseSite(
+                        line=value.lineno,
+                        end_line=value.end_lineno or value.lineno,
+                        exception=TABLE_EXCEPTION,
+                        template=template,
+                        bodies=(tuple(map(statement_span, node.body)), *reversed(self.bodies)),
+                        scope=node.name,
+                        helper=f"{node.name}.{table_name(statement)}[{key!r}]",
+                    )
+                    self.sites.append(site)
+
+    def visit_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        """A raise helper: a function whose last statement raises a message built from one of
+        its parameters, that never returns a value."""
+        last = node.body[-1]
+        if not isinstance(last, ast.Raise) or not isinstance(last.exc, ast.Call):
+            return
+        exception = exception_name(last.exc)
+        if exception is None or any(
+            isinstance(n, ast.Return) and n.value is not None for n in ast.walk(node)
+        ):
+            return
+        method = any(isinstance(n, ast.ClassDef) for n in self.within[-1:])
+        static = any(last_name(d) == "staticmethod" for d in node.decorator_list)
+        positional = [a.arg for a in [*node.args.posonlyargs, *node.args.args]]
+        if method and not static:
+            positional = positional[1:]
+        parameters = positional + [a.arg for a in node.args.kwonlyargs]
+        for message in message_candidates(last.exc, self.settings.arguments.get(exception)):
+            used = [n.id for n in ast.walk(message) if isinstance(n, ast.Name)]
+            parameter = next((name for name in used if name in parameters), None)
+            if parameter is None:
+                continue
+            if isinstance(message, ast.Name):
+                templates = ["{" + parameter + "}"]
+            else:
+                self.scope = node
+                templates, _ = self.templates(last, exception, message)
+            templates = [t for t in templates if "{" + parameter + "}" in t]
+            if templates:
+                place = positional.index(parameter) if parameter in positional else -1
+                owner = self.within[-1].name if method else ""  # type: ignore[attr-defined]
+                self.helpers.append(
+                    Helper(node.name, owner, exception, parameter, place, tuple(templates))
                 )
-            )
+            return
+
+    def templates(self, node: ast.stmt, exception: str, message: ast.expr) -> tuple[list[str], str]:
+        """The templates one argument can be (a variable assigned in two branches: two; an
+        `ngettext` call: its two forms), or why it is none."""
+        reason, templates = "", list[str]()
+        for held in self.messages_of(message, node):
+            for expression in translated_forms(held, self.settings.translations):
+                template = template_of(expression, _Names())
+                if exception in self.settings.arguments and isinstance(expression, ast.Constant):
+                    # A class named in the settings fills its message's {fields} in itself.
+                    filled = ast.Call(ast.Name("str"), [], [])
+                    template = format_template(str(expression.value), filled, _Names()) or template
+                if template is None:
+                    reason = reason or "message is not built from string literals"
+                elif not canonical(template).replace("{}", "").strip():
+                    reason = reason or "message has no literal text"
+                elif template not in templates:
+                    templates.append(template)
+        return templates, reason
+
+    def add(
+        self, node: ast.stmt, exception: str, messages: list[ast.expr], conditions: list[str]
+    ) -> str:
+        """A raise site for each message the statement can raise, from the first of the
+        arguments that can hold it that has literal text, one that reads as a sentence rather
+        than a code (`Error("not_found", "No such item")`); or the reason there is none."""
+        reason, templates = f"{exception} raised without a message", list[str]()
+        for number, message in enumerate(messages):
+            found, why = self.templates(node, exception, message)
+            reason = why if number == 0 else reason
+            if found and (not templates or (sentence(found) and not sentence(templates))):
+                templates = found
+        for template in templates:
+            self.sites.append(self.site(node, exception, template, conditions))
+        return "" if templates else reason
+
+    def site(
+        self, node: ast.stmt, exception: str, template: str, conditions: list[str]
+    ) -> RaiseSite:
+        return RaiseSite(
+            line=node.lineno,
+            end_line=node.end_lineno or node.lineno,
+            exception=exception,
+            template=template,
+            bodies=tuple(reversed(self.bodies)),
+            function=self.functions[-1] if self.functions else None,
+            scope=".".join(self.names),
+            conditions=tuple(conditions),
+        )
 
 
-def message_argument(call: ast.Call, where: int | str | None) -> ast.expr | None:
-    """The argument that holds the message: the one `where` names (a position or a keyword);
-    by default a `message=` keyword, else the first argument."""
+# Tables of error messages: a class attribute named like these, a dict of literal keys to
+# messages, as validation libraries keep them (Django's forms, DRF, marshmallow), where the
+# exception raised with each is a ValidationError.
+TABLE_NAMES = ("default_error_messages", "error_messages")
+TABLE_EXCEPTION = "ValidationError"
+
+
+def table_name(statement: ast.stmt) -> str:
+    target = statement.targets[0] if isinstance(statement, ast.Assign) else None
+    target = statement.target if isinstance(statement, ast.AnnAssign) else target
+    return target.id if isinstance(target, ast.Name) else ""
+
+
+def error_table(statement: ast.stmt) -> list[tuple[str, ast.expr]]:
+    """The entries of a class's table of error messages (`default_error_messages = {…}`)."""
+    value = statement.value if isinstance(statement, (ast.Assign, ast.AnnAssign)) else None
+    if table_name(statement) not in TABLE_NAMES or not isinstance(value, ast.Dict):
+        return []
+    return [
+        (key.value, entry)
+        for key, entry in zip(value.keys, value.values, strict=True)
+        if isinstance(key, ast.Constant) and isinstance(key.value, str)
+    ]
+
+
+def table_templates(value: ast.expr, translations: frozenset[str]) -> list[str]:
+    """The messages of one table entry: its `%(name)s` and `{name}` fields filled in where it
+    is raised, so placeholders."""
+    found = []
+    for form in translated_forms(value, translations):
+        text = literal_text(form)
+        if text is None:
+            template = template_of(form, _Names())
+        elif SIMPLE_FORMAT_RE.search(text):
+            template = percent_template(text, ast.Dict([], []), _Names())
+        else:
+            filled = ast.Call(ast.Name("str"), [], [])
+            template = format_template(text, filled, _Names()) or escape_literal(text)
+        if template and canonical(template).replace("{}", "").strip() and template not in found:
+            found.append(template)
+    return found
+
+
+class Library:
+    """The classes and raise helpers of the modules of one commit, by name: what resolves
+    the raises a module leaves pending."""
+
+    def __init__(self, modules: Iterable[ModuleScan]) -> None:
+        self.classes: dict[str, list[ExceptionClass]] = {}
+        self.helpers: dict[str, list[Helper]] = {}
+        for module in modules:
+            for defined in module.classes:
+                self.classes.setdefault(defined.name, []).append(defined)
+            for helper in module.helpers:
+                self.helpers.setdefault(helper.name, []).append(helper)
+
+    def lineage(self, name: str) -> list[str]:
+        """A class and its bases, nearest first, each once."""
+        found, pending = [name], [name]
+        while pending and len(found) < MAX_LINEAGE:
+            for defined in self.classes.get(pending.pop(0), []):
+                for base in defined.bases:
+                    if base not in found:
+                        found.append(base)
+                        pending.append(base)
+        return found
+
+    def built(self, name: str) -> tuple[str, ...]:
+        """The messages a class builds itself, or the nearest base class that builds them."""
+        for ancestor in self.lineage(name):
+            for defined in self.classes.get(ancestor, []):
+                if defined.templates:
+                    return defined.templates
+        return ()
+
+    def helper(self, name: str, owner: str) -> Helper | None:
+        """The raise helper a call names: a method of the receiver's class (or a base), or the
+        one function of that name."""
+        helpers = self.helpers.get(name, [])
+        if owner:
+            for ancestor in self.lineage(owner):
+                method = next((h for h in helpers if h.owner == ancestor), None)
+                if method is not None:
+                    return method
+        functions = [h for h in helpers if not h.owner]
+        return functions[0] if len(functions) == 1 else None
+
+    def used(self, module: ModuleScan) -> tuple[object, ...]:
+        """What of the library a module's pending raises resolve with, to tell when two
+        libraries resolve it the same."""
+        found: list[object] = []
+        for pending in module.pending:
+            if pending.reason:
+                found.append(self.built(pending.name))
+            else:
+                found.append(self.helper(pending.name, pending.owner))
+        return tuple(found)
+
+
+MAX_LINEAGE = 50  # classes in a chain of bases followed
+
+
+def resolved(module: ModuleScan, library: Library) -> tuple[list[RaiseSite], list[Skipped]]:
+    """A module's raises, those that waited on the library included (in line order), and
+    what is skipped."""
+    sites, skipped = list(module.sites), list(module.skipped)
+    for pending in module.pending:
+        site = pending.site
+        if pending.reason:  # a class raised without a literal message
+            templates = library.built(pending.name)
+            if not templates:
+                skipped.append(Skipped(site.line, pending.reason))
+            sites += [dataclasses.replace(site, template=t) for t in templates]
+            continue
+        helper = library.helper(pending.name, pending.owner)
+        if helper is None:
+            continue
+        given = dict(pending.keywords).get(helper.parameter)
+        if given is None and 0 <= helper.position < len(pending.arguments):
+            given = pending.arguments[helper.position]
+        if not given:
+            reason = f"raised through {helper.title} with a message not built from literals"
+            skipped.append(Skipped(site.line, reason))
+            continue
+        field = "{" + helper.parameter + "}"
+        for template in helper.templates:
+            for argument in given:
+                sites.append(
+                    dataclasses.replace(
+                        site,
+                        exception=helper.exception,
+                        template=template.replace(field, argument),
+                        helper=helper.title,
+                    )
+                )
+    sites.sort(key=lambda site: site.line)
+    skipped.sort(key=lambda item: item.line)
+    return sites, skipped
+
+
+def sentence(templates: list[str]) -> bool:
+    """Whether a message has words apart (`No such item`), not a code (`not_found`)."""
+    return any(" " in canonical(template).replace("{}", "").strip() for template in templates)
+
+
+def not_its_own(template: str) -> bool:
+    """A message a class builds that is not one of its own: built around one it is given
+    (`f"{self.message} (see {url})"`), or of placeholders and punctuation only
+    (`f"{self.status_code}: {self.detail}"`)."""
+    parts = message_parts(template)
+    literal = " ".join(p.text for p in parts if not p.is_placeholder)
+    wraps = any(p.is_placeholder and p.name in ("message", "msg") for p in parts)
+    return wraps or not WORDS_RE.search(literal)
+
+
+WORDS_RE = re.compile(r"[^\W\d_]{2}")
+
+
+def is_parameter(scope: ast.AST, name: str) -> bool:
+    if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    arguments = scope.args
+    given = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+    given += [a for a in (arguments.vararg, arguments.kwarg) if a is not None]
+    return any(argument.arg == name for argument in given)
+
+
+MESSAGE_KEYWORDS = ("message", "msg", "detail")
+
+
+def message_candidates(call: ast.Call, where: int | str | None) -> list[ast.expr]:
+    """The arguments that can hold the message, the likeliest first: the one `where` names (a
+    position or a keyword); by default a `message=`, `msg=` or `detail=` keyword, then each
+    positional argument (`BadOptionUsage(option, _("…"))`: the first with literal text is the
+    message)."""
     keywords = {k.arg: k.value for k in call.keywords if k.arg}
     if isinstance(where, int):
-        return call.args[where] if where < len(call.args) else None
+        return call.args[where : where + 1]
     if where is not None:
-        return keywords.get(where)
-    return keywords.get("message") or (call.args[0] if call.args else None)
+        return [keywords[where]] if where in keywords else []
+    named = [keywords[name] for name in MESSAGE_KEYWORDS if name in keywords]
+    return named + list(call.args)
 
 
-def scan_source(
-    source: str, message_arguments: Mapping[str, int | str] | None = None
-) -> tuple[list[RaiseSite], list[Skipped]]:
-    """Every raise site with a literal message in one module (SyntaxError when it cannot be
-    read as Python: not Python, a NUL byte, or nested deeper than Python's parser or this
-    walk can follow). `message_arguments`: exception classes whose message is another
-    argument than the first (site.yaml's setting of that name)."""
+# Conditions: what holds where a statement runs, read from the statements around it.
+
+NEGATED_COMPARISONS: dict[type[ast.cmpop], type[ast.cmpop]] = {
+    ast.Eq: ast.NotEq,
+    ast.NotEq: ast.Eq,
+    ast.Is: ast.IsNot,
+    ast.IsNot: ast.Is,
+    ast.In: ast.NotIn,
+    ast.NotIn: ast.In,
+    ast.Lt: ast.GtE,
+    ast.GtE: ast.Lt,
+    ast.Gt: ast.LtE,
+    ast.LtE: ast.Gt,
+}
+
+
+def negated(test: ast.expr) -> ast.expr:
+    """The test that holds when `test` does not, written as a reader would: `x is not None`
+    for `x is None`, `not a or b != 1` for `a and b == 1`."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return test.operand
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        opposite = NEGATED_COMPARISONS.get(type(test.ops[0]))
+        if opposite is not None:
+            return ast.Compare(test.left, [opposite()], test.comparators)
+    if isinstance(test, ast.BoolOp):
+        joined = ast.Or() if isinstance(test.op, ast.And) else ast.And()
+        return ast.BoolOp(joined, [negated(value) for value in test.values])
+    return ast.UnaryOp(ast.Not(), test)
+
+
+def holds(test: ast.expr) -> list[str]:
+    """A test as conditions: each side of an `and` its own, a test that holds in every run
+    that matters none."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return [condition for value in test.values for condition in holds(value)]
+    if (isinstance(test, ast.Constant) and test.value) or (
+        isinstance(test, ast.Name) and test.id == "__debug__"  # holds but with `python -O`
+    ):
+        return []
+    return [ast.unparse(test)]
+
+
+def body_conditions(node: ast.stmt) -> Iterator[tuple[list[ast.stmt], list[str]]]:
+    """Each body of a compound statement, in source order, with what holds when it runs."""
+    if isinstance(node, ast.If):
+        yield node.body, holds(node.test)
+        yield node.orelse, holds(negated(node.test))
+    elif isinstance(node, (ast.For, ast.AsyncFor)):
+        loop = f"for {ast.unparse(node.target)} in {ast.unparse(node.iter)}"
+        yield node.body, [loop]
+        yield node.orelse, [f"after {loop} without a break"]
+    elif isinstance(node, ast.While):
+        loop = f"while {ast.unparse(node.test)}"
+        yield node.body, [loop] if holds(node.test) else []
+        yield node.orelse, [f"after {loop} without a break"]
+    elif isinstance(node, (ast.Try, ast.TryStar)):
+        yield node.body, []
+        for handler in node.handlers:
+            caught = f" {ast.unparse(handler.type)}" if handler.type is not None else ""
+            yield handler.body, [f"except{caught}"]
+        yield node.orelse, []
+        yield node.finalbody, []
+    elif isinstance(node, ast.Match):
+        subject = ast.unparse(node.subject)
+        for case in node.cases:
+            guard = holds(case.guard) if case.guard is not None else []
+            yield case.body, [f"match {subject}: case {ast.unparse(case.pattern)}", *guard]
+    else:
+        for body in inner_bodies(node):
+            yield body, []
+
+
+def after_guard(node: ast.stmt) -> list[str]:
+    """What holds after an early exit (`if x is None: return`): for the statements after it."""
+    if not isinstance(node, ast.If):
+        return []
+    if leaves(node.body) and not leaves(node.orelse):
+        return holds(negated(node.test))
+    if leaves(node.orelse) and not leaves(node.body):
+        return holds(node.test)
+    return []
+
+
+def leaves(body: list[ast.stmt]) -> bool:
+    """A body that always ends in `return`, `continue` or `break`."""
+    return bool(body) and isinstance(body[-1], (ast.Return, ast.Continue, ast.Break))
+
+
+def scan_module(source: str, settings: ScanSettings | None = None) -> ModuleScan:
+    """What one module says (SyntaxError when it cannot be read as Python: not Python, a NUL
+    byte, or nested deeper than Python's parser or this walk can follow)."""
     try:
         tree = ast.parse(source)
-        scanner = _Scanner(message_arguments or {})
+        scanner = _Scanner(settings or ScanSettings(), tree)
         scanner.scan(tree.body, tree)
     except (ValueError, RecursionError, MemoryError) as exc:
         problem = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
         raise SyntaxError(problem) from None
-    return scanner.sites, scanner.skipped
+    return ModuleScan(
+        tuple(scanner.sites),
+        tuple(scanner.skipped),
+        tuple(scanner.pending),
+        tuple(scanner.classes),
+        tuple(scanner.helpers),
+    )
+
+
+def scan_source(
+    source: str, settings: ScanSettings | None = None
+) -> tuple[list[RaiseSite], list[Skipped]]:
+    """Every raise site with a literal message in one module, read alone (its own classes
+    and helpers known, no other module's)."""
+    module = scan_module(source, settings)
+    return resolved(module, Library([module]))

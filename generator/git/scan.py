@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import builtins
 import json
+import keyword
 import posixpath
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from generator.content.files import atomic_write_text
 from generator.content.loader import load_content
@@ -14,15 +18,16 @@ from generator.content.scaffold import slug
 from generator.content.schema import TO_WRITE, derive_id, is_repo_path
 from generator.content.yamldoc import YamlDocument
 from generator.diagnostics import plural
+from generator.git.code import LEFT_OUT, PYTHON_SUFFIXES, Code, left_out_kind
 from generator.git.pinning import (
     Pin,
     PinError,
-    decode_source,
-    message_arguments,
+    scan_settings,
+    site_pin,
     snippet_span,
     source_lines,
 )
-from generator.git.pyraises import RaiseSite, canonical, scan_source
+from generator.git.pyraises import Library, ModuleScan, RaiseSite, canonical, resolved
 from generator.git.repo import (
     GitError,
     ObjectReader,
@@ -31,8 +36,7 @@ from generator.git.repo import (
     path_exists,
     resolve_commit,
 )
-
-PYTHON_SUFFIXES = (".py", ".pyi")
+from generator.site.conditions import code_span, markdown, raised_when
 
 
 @dataclass
@@ -43,10 +47,11 @@ class ScanSummary:
     commit: str
     files_scanned: int = 0
     raise_sites: int = 0
-    created: list[dict[str, str]] = field(default_factory=list)
-    already_covered: int = 0
-    skipped: list[dict[str, str]] = field(default_factory=list)
-    tests_left_out: int = 0  # test files not scanned (without --include-tests)
+    created: list[dict[str, Any]] = field(default_factory=list)
+    already_covered: int = 0  # raises of a message a record written before covers
+    repeated: int = 0  # raises of an error a draft of this scan is pinned to another raise of
+    skipped: list[dict[str, Any]] = field(default_factory=list)
+    left_out: dict[str, int] = field(default_factory=dict)  # files not scanned, by kind
 
     def as_json(self) -> str:
         return json.dumps(
@@ -57,8 +62,9 @@ class ScanSummary:
                 "raise_sites": self.raise_sites,
                 "records_created": len(self.created),
                 "already_covered": self.already_covered,
+                "repeated": self.repeated,
                 "skipped": len(self.skipped),
-                "tests_left_out": self.tests_left_out,
+                "left_out": self.left_out,
                 "created": self.created,
                 "skipped_sites": self.skipped,
             },
@@ -71,17 +77,18 @@ class ScanSummary:
             f"{plural(self.files_scanned, 'Python file')}, "
             f"{plural(self.raise_sites, 'raise site')} with a message.",
             f"  records created:  {len(self.created)}",
-            f"  already covered:  {self.already_covered}",
+            f"  already covered:  {self.already_covered} (a record written before has the message)",
+            f"  raised again:     {self.repeated} (elsewhere: listed in the draft of the error)",
             f"  skipped:          {len(self.skipped)}",
         ]
         reasons: dict[str, int] = {}
         for item in self.skipped:
             reasons[item["reason"]] = reasons.get(item["reason"], 0) + 1
         lines += [f"    {count:5}  {reason}" for reason, count in sorted(reasons.items())]
-        if self.tests_left_out:
+        for kind, count in sorted(self.left_out.items()):
             lines.append(
-                f"  left out:         {plural(self.tests_left_out, 'test file')} "
-                "(--include-tests scans them)"
+                f"  left out:         {plural(count, LEFT_OUT[kind])}"
+                + (" (--include-tests scans them)" if kind == "tests" else "")
             )
         return "\n".join(lines)
 
@@ -91,16 +98,17 @@ def identity_key(repo: str, exception: str, message: str) -> tuple[str, str, str
     return repo, exception.rsplit(".", 1)[-1], canonical(message)
 
 
-def covered_keys(documents: tuple[YamlDocument, ...]) -> set[tuple[str, str, str]]:
-    """The identities of every record already written (drafts included)."""
-    keys = set()
+def covered_records(documents: tuple[YamlDocument, ...]) -> dict[tuple[str, str, str], str]:
+    """The identity of every record already written (drafts included), with its id."""
+    found = {}
     for document in documents:
         data = document.data
         if isinstance(data, dict):
             repo, exception, message = data.get("repo"), data.get("exception"), data.get("message")
             if isinstance(repo, str) and isinstance(exception, str) and isinstance(message, str):
-                keys.add(identity_key(repo, exception, message))
-    return keys
+                record_id = data.get("id") or derive_id(repo, exception, message)
+                found[identity_key(repo, exception, message)] = str(record_id)
+    return found
 
 
 def taken_ids(records: tuple[YamlDocument, ...]) -> set[str]:
@@ -111,37 +119,67 @@ def quoted(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
-def skeleton(pin: Pin, site: RaiseSite, record_id: str, snippet_file: str) -> str:
-    """A draft record for one raise site: identity and pin filled in, prose to be written."""
-    return f"""\
-# Scaffolded by `errpages scan` from {pin.path}:{pin.line} at {pin.commit[:12]}.
-# Write the fields marked {TO_WRITE}, then remove `draft: true` to publish it.
-id: "{record_id}"
-repo: {pin.repo}
-exception: {quoted(site.exception)}
-message: {quoted(site.template)}
-draft: true
-meaning: "{TO_WRITE}: what this error means and why the check exists."
-source:
-  snippet_file: {quoted(snippet_file)}
-  path: {quoted(pin.path)}
-  line: {pin.line}
-  commit: "{pin.commit}"
-solutions:
-  - "{TO_WRITE}: the first thing to try."
-when:
-  trigger: "{TO_WRITE}: what the user did that made it happen."
-"""
+def skeleton(
+    pin: Pin, site: RaiseSite, record_id: str, related: list[str], places: list[Found]
+) -> str:
+    """A draft record for one raise site: what the code says filled in (identity, pin, the
+    function, the conditions as the trigger, the raises that share them as related), what
+    only its author knows (meaning, solutions) to be written."""
+    source = [
+        f"  snippet_file: {quoted(pin.file_name())}",
+        f"  path: {quoted(pin.path)}",
+        f"  line: {pin.line}",
+        f'  commit: "{pin.commit}"',
+    ]
+    if site.scope:
+        source.append(f"  function: {quoted(site.scope)}")
+    if site.conditions:
+        source += ["  conditions:", *(f"    - {quoted(c)}" for c in site.conditions)]
+    if places:
+        source.append("  also_raised_at:")
+        for place in places:
+            source += [f"    - path: {quoted(place.path)}", f"      line: {place.site.line}"]
+    trigger = markdown(raised_when(site.scope, site.conditions))
+    if site.helper.endswith("]"):  # a table's entry
+        trigger = (
+            f"Its message is {code_span(site.helper)}: raised where the class reports that key."
+        )
+    elif site.helper:
+        trigger += f" It goes through {code_span(site.helper)}, which raises it."
+    related_lines = ["related:", *(f'  - "{other}"' for other in related)] if related else []
+    return (
+        "\n".join(
+            [
+                f"# Scaffolded by `errpages scan` from {pin.path}:{pin.line} at {pin.commit[:12]}.",
+                f"# Write the fields marked {TO_WRITE}, check the trigger (read from the code",
+                "# around the raise) and the related errors (raises under the same conditions),",
+                "# then remove `draft: true` to publish it.",
+                f'id: "{record_id}"',
+                f"repo: {pin.repo}",
+                f"exception: {quoted(site.exception)}",
+                f"message: {quoted(site.template)}",
+                "draft: true",
+                f'meaning: "{TO_WRITE}: what this error means and why the check exists."',
+                "source:",
+                *source,
+                "solutions:",
+                f'  - "{TO_WRITE}: the first thing to try."',
+                "when:",
+                f"  trigger: {quoted(trigger)}",
+                *related_lines,
+            ]
+        )
+        + "\n"
+    )
 
 
-def site_pin(repo: str, path: str, commit: str, lines: list[str], site: RaiseSite) -> Pin:
-    start, end = snippet_span(lines, site, None)
-    return Pin(repo, path, commit, site.line, start, "\n".join(lines[start - 1 : end]))
+@dataclass(frozen=True)
+class Found:
+    """A raise site of the scan, and the record that covers its message (its id, when any)."""
 
-
-def record_path(out_dir: Path, pin: Pin, site: RaiseSite, record_id: str) -> Path:
-    folder = posixpath.splitext(pin.path)[0].replace("/", ".")
-    return out_dir / folder / f"{slug(site.template, 6)}-{record_id[:6]}.yaml"
+    path: str
+    site: RaiseSite
+    key: tuple[str, str, str]
 
 
 def scan_repository(
@@ -155,92 +193,147 @@ def scan_repository(
     include_tests: bool = False,
 ) -> ScanSummary:
     """Scaffold a draft record for every raise site in REV that no record covers yet (in the
-    folder or file `under`, test files only with include_tests)."""
+    folder or file `under`; tests, examples, docs and benchmarks left out, test files scanned
+    with include_tests)."""
     repository = open_repository(repo_dir)
     commit = resolve_commit(repository, rev)
     summary = ScanSummary(repo, commit)
     if under and not path_exists(repository, commit, under):
         raise GitError(f"--path {under!r} names nothing at commit {commit[:12]}")
     loaded, _ = load_content(content_root)
-    arguments = message_arguments(loaded)
     documents = tuple(loaded.records)
-    covered = covered_keys(documents)
+    covered = covered_records(documents)
     ids = taken_ids(documents)
     out_dir = out_dir or content_root / "errors" / repo
-    paths = [p for p in list_files(repository, commit, under) if p.endswith(PYTHON_SUFFIXES)]
-    if not include_tests:
-        tests = [path for path in paths if is_test_path(path)]
-        summary.tests_left_out = len(tests)
-        paths = [path for path in paths if not is_test_path(path)]
-    # A tree may hold `..` entries (git lists them): nothing is read or written for them.
-    summary.skipped += [
-        {"path": path, "line": "", "reason": UNSAFE_PATH}
-        for path in paths
-        if not is_repo_path(path)
-    ]
-    paths = [path for path in paths if is_repo_path(path)]
+    found: list[Found] = []
+    files: dict[str, list[str]] = {}
     with ObjectReader(repository) as objects:
+        code = Code(repository, objects, scan_settings(loaded))
+        paths = []
+        for path in list_files(repository, commit, under):
+            kind = left_out_kind(path.removeprefix(under.rstrip("/") + "/") if under else path)
+            if not path.endswith(PYTHON_SUFFIXES):
+                continue
+            if kind is not None and not (kind == "tests" and include_tests):
+                summary.left_out[kind] = summary.left_out.get(kind, 0) + 1
+            elif not is_repo_path(path):  # a tree may hold `..` entries: nothing is read for them
+                summary.skipped.append({"path": path, "line": None, "reason": UNSAFE_PATH})
+            elif code.exists(commit, path):  # not a link or a submodule
+                paths.append(path)
+        modules: dict[str, ModuleScan] = {}
         for done, path in enumerate(paths, start=1):
             if progress:
                 progress(done, len(paths))
             try:
-                source = decode_source(objects.blob(commit, path)[1], path)
-                sites, skipped = scan_source(source, arguments)
-            except (PinError, SyntaxError, GitError) as exc:
-                summary.skipped.append({"path": path, "line": "", "reason": skip_reason(exc, path)})
-                continue
-            summary.files_scanned += 1
-            summary.skipped += [
-                {"path": path, "line": str(s.line), "reason": s.reason} for s in skipped
-            ]
-            lines = source_lines(source)
-            for site in sites:
-                summary.raise_sites += 1
-                key = identity_key(repo, site.exception, site.template)
-                if key in covered:
-                    summary.already_covered += 1
-                    continue
-                record_id = derive_id(repo, site.exception, site.template)
-                if record_id in ids:
-                    summary.skipped.append(
-                        {"path": path, "line": str(site.line), "reason": "id already taken"}
-                    )
-                    continue
-                pin = site_pin(repo, path, commit, lines, site)
-                target = record_path(out_dir, pin, site, record_id)
-                if target.exists():
-                    summary.skipped.append(
-                        {"path": path, "line": str(site.line), "reason": "record file exists"}
-                    )
-                    continue
-                snippet_file = content_root / "snippets" / pin.file_name()
-                if not snippet_file.exists():
-                    atomic_write_text(snippet_file, pin.file_text())
-                atomic_write_text(target, skeleton(pin, site, record_id, pin.file_name()))
-                covered.add(key)
-                ids.add(record_id)
-                summary.created.append(
-                    {"id": record_id, "file": str(target), "site": f"{path}:{site.line}"}
+                module, _ = code.module(commit, path)
+            except (PinError, GitError) as exc:
+                summary.skipped.append(
+                    {"path": path, "line": None, "reason": skip_reason(exc, path)}
                 )
+                continue
+            if module is None:
+                summary.skipped.append({"path": path, "line": None, "reason": UNPARSED})
+                continue
+            modules[path] = module
+            files[path] = source_lines(code.text(commit, path) or "")
+        # The classes and helpers of every module scanned, and of the others that may define
+        # what they use.
+        needs = frozenset().union(*(module.needs() for module in modules.values()))
+        library = code.library(commit, needs) if under else Library(modules.values())
+        for path, module in modules.items():
+            summary.files_scanned += 1
+            sites, skipped = resolved(module, library)
+            summary.skipped += [{"path": path, "line": s.line, "reason": s.reason} for s in skipped]
+            found += [Found(path, s, identity_key(repo, s.exception, s.template)) for s in sites]
+    summary.raise_sites = len(found)
+    drafts: list[Found] = []
+    drafted: dict[tuple[str, str, str], str] = {}
+    places: dict[tuple[str, str, str], list[Found]] = {}  # the other raises of a draft's error
+    for item in found:
+        path, site = item.path, item.site
+        if item.key in covered:
+            summary.already_covered += 1
+        elif item.key in drafted:
+            summary.repeated += 1
+            places.setdefault(item.key, []).append(item)
+        else:
+            record_id = derive_id(repo, site.exception, site.template)
+            reason = "id already taken" if record_id in ids else ""
+            if not reason and draft_path(out_dir, path, site, record_id).exists():
+                reason = "record file exists"
+            if reason:
+                summary.skipped.append({"path": path, "line": site.line, "reason": reason})
+                continue
+            drafted[item.key] = record_id
+            ids.add(record_id)
+            drafts.append(item)
+    record_of = {**covered, **drafted}
+    for item in drafts:
+        path, site = item.path, item.site
+        lines = files[path]
+        pin = site_pin(repo, path, commit, lines, site, snippet_span(lines, site, None))
+        record_id = drafted[item.key]
+        snippet_file = content_root / "snippets" / pin.file_name()
+        if not snippet_file.exists():
+            atomic_write_text(snippet_file, pin.file_text())
+        related = related_ids(item, found, record_of)
+        target = draft_path(out_dir, path, site, record_id)
+        text = skeleton(pin, site, record_id, related, places.get(item.key, []))
+        atomic_write_text(target, text)
+        summary.created.append(
+            {"id": record_id, "file": str(target), "path": path, "line": site.line}
+        )
     return summary
 
 
-def is_test_path(path: str) -> bool:
-    """A project's tests: in a `tests` folder, or named test_*.py, *_test.py or conftest.py."""
-    *folders, name = path.split("/")
-    stem = name.rsplit(".", 1)[0]
-    return (
-        "tests" in folders
-        or stem.startswith("test_")
-        or stem.endswith("_test")
-        or stem == "conftest"
-    )
+def draft_path(out_dir: Path, path: str, site: RaiseSite, record_id: str) -> Path:
+    folder = posixpath.splitext(path)[0].replace("/", ".")
+    return out_dir / folder / f"{slug(site.template, 6)}-{record_id[:6]}.yaml"
+
+
+MAX_RELATED = 5
+
+
+def related_ids(
+    item: Found, found: list[Found], record_of: dict[tuple[str, str, str], str]
+) -> list[str]:
+    """The records of the raises in the same file that share a condition with this one (best
+    first), or a name it tests: at most five."""
+    own = record_of[item.key]
+    conditions = set(item.site.conditions)
+    names = tested_names(item.site.conditions)
+    scored: dict[str, tuple[int, int]] = {}
+    for other in found:
+        other_id = record_of.get(other.key)
+        if other.path != item.path or other_id is None or other_id == own:
+            continue
+        shared = len(conditions.intersection(other.site.conditions))
+        score = 3 * shared + len(names & tested_names(other.site.conditions))
+        if score:
+            rank = (-score, abs(other.site.line - item.site.line))
+            scored[other_id] = min(scored.get(other_id, rank), rank)
+    return sorted(scored, key=lambda other_id: (scored[other_id], other_id))[:MAX_RELATED]
+
+
+STRING_RE = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+NAME_RE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+NOT_NAMES = frozenset([*keyword.kwlist, *keyword.softkwlist, *dir(builtins), "self", "cls"])
+
+
+def tested_names(conditions: tuple[str, ...]) -> set[str]:
+    """The names conditions test (`cfg.mode`, `value`), without Python's own (`len`, `None`)."""
+    names = set()
+    for condition in conditions:
+        names.update(NAME_RE.findall(STRING_RE.sub(" ", condition)))
+    return names - NOT_NAMES
 
 
 UNSAFE_PATH = "not a plain path (a '..' or '.' part, a backslash or a control character)"
 
 
+UNPARSED = "does not parse as Python"
+
+
 def skip_reason(exc: Exception, path: str) -> str:
-    if isinstance(exc, SyntaxError):
-        return "does not parse as Python"
+    """Why a file could not be read, calling it "file" (the summary gives its path)."""
     return str(exc).replace(path, "file", 1)

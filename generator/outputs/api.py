@@ -62,6 +62,13 @@ def record_data(record: Record) -> dict[str, Any]:
             "end_line": snippet.end_line,
             "snippet": snippet.text,
             "snippet_file": snippet.file,
+            **({"function": source.function} if source.function else {}),
+            **({"conditions": list(source.conditions)} if source.conditions else {}),
+            **(
+                {"also_raised_at": [place._asdict() for place in source.also_raised_at]}
+                if source.also_raised_at
+                else {}
+            ),
         },
         "solutions": list(record.solutions),
         "example_fix": None

@@ -40,6 +40,7 @@ from generator.render.pylex import PYTHON_LANGUAGES, logical_line
 from generator.render.reveal import finalize, reveal_html, reveal_text
 from generator.render.themes import theme_layers
 from generator.site import urls
+from generator.site.conditions import raised_when
 from generator.site.history import (
     ReleaseCount,
     glance,
@@ -289,6 +290,8 @@ DRIFT_NOTES = {
     "moved": "Pinned to an old commit: the code has moved. At {commit} this raise is at {now}.",
     "changed": "Pinned to an old commit: at {commit} the code raises a different message here.",
     "removed": "At {commit} the code no longer raises this message.",
+    "conditions-changed": "Pinned to an old commit: at {commit} the code around this raise "
+    "tests something else, so what this page says triggers it may be out of date.",
     "corrupt": "The snippet on this page differs from the file at its pinned commit.",
     "mismatch": "The pinned line does not raise this message at the pinned commit.",
 }
@@ -356,6 +359,12 @@ def error_page_context(
         "source_url": urls.source_url(config, record),
         "source_host": config.source_for(record.repo)[1],
         "drift_note": drift_text(drift),
+        "also_raised_at": [
+            (place, urls.place_url(config, record, place)) for place in record.source.also_raised_at
+        ],
+        "raised_when": raised_when(record.source.function, record.source.conditions)
+        if record.source.function or record.source.conditions
+        else (),
         "history": history_context(history, record, config),
         "retired_note_html": Markup(render_markdown(record.retired.note))
         if record.retired and record.retired.note

@@ -3,6 +3,7 @@ as data in the JSON API."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -56,7 +57,7 @@ def glance(history: ErrorHistory) -> list[str]:
 
 def changes(before: RaisedRun, after: RaisedRun, moves: bool = True) -> list[str]:
     """What changed from one run to the next, in words (a line moved is no change; another
-    file is, with `moves`)."""
+    file is, and other conditions around the raise, with `moves`: the History section's)."""
     if before.after != after.first:
         return [f"gone after {before.last.name}, back"]
     found = []
@@ -66,6 +67,8 @@ def changes(before: RaisedRun, after: RaisedRun, moves: bool = True) -> list[str
         found.append(f"raised as {after.exception}")
     if moves and before.path != after.path:
         found.append(f"moved to {after.path}")
+    if moves and before.conditions != after.conditions:
+        found.append("conditions changed")
     return found
 
 
@@ -80,6 +83,9 @@ class Change:
     exception: str
     where: str  # path:line in that release
     url: str  # that line in that release, on the source host
+    # When the conditions changed: what held around the raise before, and from this release on
+    former_conditions: tuple[str, ...] | None = None
+    conditions: tuple[str, ...] = ()
 
 
 def history_changes(history: ErrorHistory, repo: str, config: SiteConfig) -> list[Change]:
@@ -101,7 +107,12 @@ def history_changes(history: ErrorHistory, repo: str, config: SiteConfig) -> lis
             rows.append(row(run.first, run, "raised again"))
         elif found := changes(previous, run):
             former = previous.message if "reworded" in found else ""
-            rows.append(row(run.first, run, ", ".join(found), former))
+            change = row(run.first, run, ", ".join(found), former)
+            if "conditions changed" in found:
+                change = dataclasses.replace(
+                    change, former_conditions=previous.conditions, conditions=run.conditions
+                )
+            rows.append(change)
         if run.after is not None and (following is None or following.first != run.after):
             rows.append(row(run.after, run, "no longer raised"))
     return rows
@@ -226,6 +237,7 @@ def history_data(history: ErrorHistory) -> dict[str, Any]:
                 "path": run.path,
                 "line": run.line,
                 "commit": run.first.commit,
+                **({"conditions": list(run.conditions)} if run.conditions else {}),
             }
             for run in history.raised()
         ],

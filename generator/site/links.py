@@ -183,8 +183,11 @@ def resolve_related(
             )
             continue
         if target is None:
+            # A draft is still being written (scan suggests its related errors, and a draft
+            # it names may be deleted as junk): a warning until it is published.
+            report = warning if record.draft else error
             diagnostics.append(
-                error(
+                report(
                     at,
                     f"related[{index}]",
                     f"unknown error id {related_id}",

@@ -40,6 +40,13 @@ class Snippet:
         return self.start_line + len(self.lines) - 1
 
 
+class Place(NamedTuple):
+    """Another line of the pinned commit that raises the same error."""
+
+    path: str
+    line: int
+
+
 @dataclass(frozen=True)
 class Source:
     """Where the error is raised: file, line and the commit everything is pinned to."""
@@ -48,6 +55,11 @@ class Source:
     line: int
     commit: str
     snippet: Snippet
+    # Where a record asks for them (scan writes them): the class and function that raise, and
+    # what holds when the raise runs, as the code says it (see generator.site.conditions).
+    function: str = ""
+    conditions: tuple[str, ...] = ()
+    also_raised_at: tuple[Place, ...] = ()  # the other places raising it at the commit
 
     @property
     def short_commit(self) -> str:
@@ -211,6 +223,7 @@ class SiteConfig:
     include_drafts: bool = False
     # Exception classes whose message is not their first argument: (class, position or keyword)
     message_arguments: tuple[tuple[str, int | str], ...] = ()
+    gettext_functions: tuple[str, ...] = ()
 
     def source_for(self, repo: str) -> tuple[str, str]:
         """The source link template and host name for a repository."""
@@ -245,6 +258,7 @@ class Found(NamedTuple):
     exception: str
     path: str
     line: int
+    conditions: tuple[str, ...] = ()  # what holds when it runs (see RaiseSite.conditions)
 
 
 class Run(NamedTuple):
@@ -269,6 +283,7 @@ class RaisedRun:
     exception: str
     path: str
     line: int
+    conditions: tuple[str, ...] = ()
 
 
 class Wording(NamedTuple):

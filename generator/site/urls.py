@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from urllib.parse import quote
 
-from generator.site.model import Record, SiteConfig
+from generator.site.model import Place, Record, SiteConfig
 
 
 def error_page(error_id: str) -> str:
@@ -98,6 +98,12 @@ def source_url(config: SiteConfig, record: Record) -> str:
         snippet.start_line,
         snippet.end_line,
     )
+
+
+def place_url(config: SiteConfig, record: Record, place: Place) -> str:
+    """Link to another line raising the record's error, at the pinned commit."""
+    commit = record.source.commit
+    return line_url(config, record.repo, commit, place.path, place.line, place.line, place.line)
 
 
 def line_url(

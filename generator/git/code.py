@@ -1,0 +1,244 @@
+"""A repository's code as errpages reads it: trees and files through one `git cat-file`,
+each distinct file parsed once, its raises through other files' classes and raise helpers
+resolved against the files of the same commit."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass
+
+from generator.content.schema import is_repo_path
+from generator.git.pinning import PinError, decode_source, source_lines
+from generator.git.pyraises import (
+    Library,
+    ModuleScan,
+    RaiseSite,
+    ScanSettings,
+    canonical,
+    resolved,
+    scan_module,
+)
+from generator.git.repo import (
+    REGULAR_FILE_MODES,
+    TREE_MODE,
+    GitError,
+    ObjectReader,
+    Repository,
+    renamed_paths,
+)
+
+PYTHON_SUFFIXES = (".py", ".pyi")
+TOKEN_RE = re.compile(r"\{\}|\w+|[^\w\s]")
+WORD_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
+# A backslash escape in a file's code, taken out before its words are found (so the word
+# after `\n` in a string is a word of its own).
+ESCAPE_RE = re.compile(r"\\.")
+
+
+@dataclass(frozen=True)
+class ParsedFile:
+    """A Python file's lines and its raises with a message (none when it does not parse)."""
+
+    lines: list[str]
+    sites: tuple[RaiseSite, ...]
+    templates: tuple[str, ...]  # each site's canonical template
+    words: tuple[tuple[str, ...], ...]  # each template's words, for `similarity`
+    unparsed: str = ""  # why it could not be read as Python (Python 2 syntax), if so
+
+
+class Code:
+    """The repository's files as drift and history read them: trees and files through one
+    `git cat-file`, a folder unchanged since a commit read before not read again, each
+    distinct file content decoded, searched for words and parsed once for the run."""
+
+    def __init__(
+        self, repository: Repository, objects: ObjectReader, settings: ScanSettings
+    ) -> None:
+        self.repository, self.objects, self.settings = repository, objects, settings
+        self.modules: dict[str, tuple[ModuleScan | None, str]] = {}  # by blob hash
+        self.parsed: dict[tuple[str, tuple[object, ...]], ParsedFile] = {}  # and library used
+        self.libraries: dict[tuple[str, frozenset[str]], Library] = {}
+        self.texts: dict[str, str | Exception] = {}  # by blob hash
+        self.words: dict[str, frozenset[str]] = {}  # by blob hash
+        self.trees: dict[str, dict[str, str]] = {}  # tree hash -> {path below it: blob hash}
+        self.commits: dict[str, dict[str, str]] = {}  # commit -> {path: blob hash}
+        self.renames: dict[tuple[str, str], dict[str, str]] = {}
+
+    def files(self, commit: str) -> dict[str, str]:
+        """Every regular file of the commit (no link, no submodule, no `..` or other name that
+        is not a plain path), with its blob hash."""
+        if commit not in self.commits:
+            found = self.objects.read(f"{commit}^{{tree}}")
+            if found is None:
+                raise GitError(f"unknown commit {commit[:12]}")
+            try:
+                files = self.tree_files(found[0])
+                self.commits[commit] = {p: sha for p, sha in files.items() if is_repo_path(p)}
+            except RecursionError:
+                raise GitError(f"the tree of {commit[:12]} is nested too deeply") from None
+        return self.commits[commit]
+
+    def tree_files(self, sha: str) -> dict[str, str]:
+        if sha not in self.trees:
+            files = {}
+            for mode, name, entry in self.objects.tree(sha):
+                if mode in REGULAR_FILE_MODES:
+                    files[name] = entry
+                elif mode == TREE_MODE:
+                    for below, blob in self.tree_files(entry).items():
+                        files[f"{name}/{below}"] = blob
+            self.trees[sha] = files
+        return self.trees[sha]
+
+    def module(self, commit: str, path: str) -> tuple[ModuleScan | None, str]:
+        """A Python file's own scan (none for another file), or why it could not be parsed;
+        GitError or PinError when it cannot be read."""
+        sha = self.blob(commit, path)
+        if sha not in self.modules:
+            self.modules[sha] = python_module(self.text_of(sha, path), path, self.settings)
+        return self.modules[sha]
+
+    def library(self, commit: str, needs: frozenset[str]) -> Library:
+        """The classes and raise helpers of the commit's files (tests and the like left out)
+        that may define these names: those that hold them as words."""
+        key = (commit, needs)
+        if key not in self.libraries:
+            words = {name for name in needs if WORD_RE.fullmatch(name)}
+            every = len(words) < len(needs - {""})  # a short name: look in every file
+            modules = []
+            for path in self.python_files(commit):
+                if left_out_kind(path) is None and (every or words & self.words_of(commit, path)):
+                    try:
+                        module, _ = self.module(commit, path)
+                    except (GitError, PinError):
+                        continue
+                    if module is not None:
+                        modules.append(module)
+            self.libraries[key] = Library(modules)
+        return self.libraries[key]
+
+    def file(self, commit: str, path: str) -> ParsedFile:
+        """The file at commit, parsed, its raises through other files' classes and helpers
+        resolved; GitError or PinError when it cannot be read."""
+        sha = self.blob(commit, path)
+        module, unparsed = self.module(commit, path)
+        library = self.library(commit, module.needs()) if module and module.pending else None
+        key = (sha, library.used(module) if library and module else ())
+        parsed = self.parsed.get(key)
+        if parsed is None:
+            found = resolved(module, library or Library([]))[0] if module else []
+            sites = tuple(found)
+            templates = tuple(canonical(site.template) for site in sites)
+            words = tuple(tuple(TOKEN_RE.findall(t)) for t in templates)
+            lines = source_lines(self.text_of(sha, path))
+            parsed = self.parsed[key] = ParsedFile(lines, sites, templates, words, unparsed)
+        return parsed
+
+    def blob(self, commit: str, path: str) -> str:
+        """The blob hash of path at commit; GitError when there is no such file."""
+        sha = self.files(commit).get(path)
+        if sha is None:
+            raise GitError(f"{path} does not exist at commit {commit[:12]}")
+        return sha
+
+    def text_of(self, sha: str, path: str) -> str:
+        """A blob's text; GitError or PinError when it cannot be read as source."""
+        if sha not in self.texts:
+            found = self.objects.read(sha)
+            try:
+                if found is None or found[1] != "blob":
+                    raise GitError(f"{path}: object {sha[:12]} is missing")
+                self.texts[sha] = decode_source(found[2], path)
+            except (GitError, PinError) as exc:
+                self.texts[sha] = exc
+        text = self.texts[sha]
+        if isinstance(text, Exception):
+            raise text
+        return text
+
+    def exists(self, commit: str, path: str) -> bool:
+        return path in self.files(commit)
+
+    def text(self, commit: str, path: str) -> str | None:
+        try:
+            return self.text_of(self.blob(commit, path), path)
+        except (GitError, PinError):
+            return None
+
+    def words_of(self, commit: str, path: str) -> frozenset[str]:
+        """The words of four letters or more in a file's code (none when it cannot be read)."""
+        sha = self.blob(commit, path)
+        if sha not in self.words:
+            text = self.text(commit, path)
+            found = WORD_RE.findall(ESCAPE_RE.sub(" ", text)) if text is not None else []
+            self.words[sha] = frozenset(found)
+        return self.words[sha]
+
+    def renamed(self, old: str, new: str, path: str) -> str | None:
+        """Where path went between two commits: where git's rename detection says, else the
+        one file at `new` that ends as it does in the most folders (`src/pkg/a.py` for
+        `pkg/a.py`: a small file changed as it moved is not a rename to git)."""
+        if (old, new) not in self.renames:
+            self.renames[old, new] = renamed_paths(self.repository, old, new)
+        found = self.renames[old, new].get(path)
+        if found is not None:
+            return found
+        parts = path.split("/")
+        alike: dict[int, list[str]] = {}
+        for other in self.files(new):
+            if other.rpartition("/")[2] == parts[-1]:
+                pairs = zip(reversed(parts), reversed(other.split("/")), strict=False)
+                shared = sum(1 for _ in itertools.takewhile(lambda pair: pair[0] == pair[1], pairs))
+                alike.setdefault(shared, []).append(other)
+        best = alike[max(alike)] if alike else []
+        return best[0] if len(best) == 1 else None
+
+    def python_files(self, commit: str) -> list[str]:
+        return sorted(
+            path
+            for path in self.files(commit)
+            if path.endswith(PYTHON_SUFFIXES) and is_repo_path(path)
+        )
+
+
+def python_module(source: str, path: str, settings: ScanSettings) -> tuple[ModuleScan | None, str]:
+    """A Python file's own scan, or why it could not be parsed; none for another file."""
+    if not path.endswith(PYTHON_SUFFIXES):
+        return None, ""
+    try:
+        return scan_module(source, settings), ""
+    except SyntaxError as exc:
+        return None, exc.msg or str(exc)
+
+
+def is_test_path(path: str) -> bool:
+    """A project's tests: in a `tests` folder, or named test_*.py, *_test.py or conftest.py."""
+    return left_out_kind(path) == "tests"
+
+
+# What a scan (and drift, looking for a raise elsewhere) leaves out, by the folder a file
+# is in: code whose raises the library's users do not see.
+LEFT_OUT = {
+    "tests": "test file",
+    "examples": "example",
+    "docs": "documentation file",
+    "benchmarks": "benchmark file",
+}
+LEFT_OUT_FOLDERS = {
+    **dict.fromkeys(("tests", "test", "testing"), "tests"),
+    **dict.fromkeys(("examples", "example", "docs_src"), "examples"),
+    **dict.fromkeys(("docs", "doc"), "docs"),
+    **dict.fromkeys(("benchmarks", "benchmark", "bench"), "benchmarks"),
+}
+
+
+def left_out_kind(path: str) -> str | None:
+    """Whether a file is one a scan leaves out, and what it is: a test file (in a `tests`
+    folder, or named test_*.py, *_test.py or conftest.py), an example, a documentation
+    file or a benchmark (in a folder of that name)."""
+    *folders, name = path.split("/")
+    stem = name.rsplit(".", 1)[0]
+    if stem.startswith("test_") or stem.endswith("_test") or stem == "conftest":
+        return "tests"
+    return next((LEFT_OUT_FOLDERS[f] for f in folders if f in LEFT_OUT_FOLDERS), None)

@@ -1,0 +1,585 @@
+"""What scan reads around a raise (its conditions, function and neighbours), what it finds
+that a plain `raise X("…")` reader misses, and drift telling when the conditions change."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+from bs4 import BeautifulSoup
+
+from generator.git.pyraises import ScanSettings, scan_source
+from tests.conftest import run_cli
+from tests.gitrepo import GitRepo
+
+GUARDS = """\
+def nested(cfg):
+    if cfg.mode == "decode":
+        if cfg.offload and cfg.backend is None:
+            raise ValueError("offload needs a storage backend")
+
+
+def chain(kind):
+    if kind == "a":
+        return 1
+    elif kind in ("b", "c"):
+        return 2
+    else:
+        raise ValueError(f"unknown kind {kind!r}")
+
+
+def early(path, strict):
+    if path is None:
+        return None
+    if not strict:
+        return path
+    raise FileNotFoundError(f"no file at {path}")
+
+
+def loop(items):
+    for item in items:
+        if item < 0:
+            raise ValueError(f"negative item {item}")
+    while items:
+        raise RuntimeError("still items left")
+
+
+def caught(table, key):
+    try:
+        return table[key]
+    except (KeyError, IndexError):
+        raise LookupError(f"no entry {key!r}") from None
+
+
+def asserted(count):
+    assert count >= 0, f"count must not be negative, got {count}"
+
+
+def compound(a, b, c):
+    if a or b:
+        return
+    if not (b and c):
+        raise ValueError("neither b nor c")
+
+
+def matched(command):
+    match command:
+        case ("go", direction) if direction != "up":
+            raise ValueError(f"cannot go {direction}")
+
+
+class Widget:
+    def check(self):
+        if self.size > 10:
+            raise ValueError("widget too large")
+
+    def render(self):
+        if self.size > 10:
+            raise ValueError("widget too large to render")
+        if self.size < 0:
+            raise ValueError("widget size is negative")
+
+
+def loop_else(params):
+    for param in params:
+        if param.name == "request":
+            break
+    else:
+        raise ValueError("no request parameter")
+
+
+def debug_only(x):
+    if __debug__:
+        if x is None:
+            raise ValueError("x must be given")
+"""
+
+EXPECTED = {
+    "offload needs a storage backend": (
+        "nested",
+        ("cfg.mode == 'decode'", "cfg.offload", "cfg.backend is None"),
+    ),
+    "unknown kind {kind!r}": ("chain", ("kind != 'a'", "kind not in ('b', 'c')")),
+    "no file at {path}": ("early", ("path is not None", "strict")),
+    "negative item {item}": ("loop", ("for item in items", "item < 0")),
+    "still items left": ("loop", ("while items",)),
+    "no entry {key!r}": ("caught", ("except (KeyError, IndexError)",)),
+    "count must not be negative, got {count}": ("asserted", ("count < 0",)),
+    "neither b nor c": ("compound", ("not a", "not b", "not (b and c)")),
+    "cannot go {direction}": (
+        "matched",
+        ("match command: case ['go', direction]", "direction != 'up'"),
+    ),
+    "widget too large": ("Widget.check", ("self.size > 10",)),
+    "widget too large to render": ("Widget.render", ("self.size > 10",)),
+    "widget size is negative": ("Widget.render", ("self.size < 0",)),
+    "no request parameter": ("loop_else", ("after for param in params without a break",)),
+    "x must be given": ("debug_only", ("x is None",)),
+}
+
+
+def test_each_guard_shape_gives_its_conditions() -> None:
+    sites, _ = scan_source(GUARDS)
+    assert {s.template: (s.scope, s.conditions) for s in sites} == EXPECTED
+
+
+def scan_json(repo: GitRepo, content: Path, *extra: str) -> dict:  # type: ignore[type-arg]
+    result = run_cli(
+        "scan", str(repo.path), "--content", str(content), "--repo", "acme/widgets", "--json"
+    )
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)  # type: ignore[no-any-return]
+
+
+def drafts(content: Path) -> dict[str, dict]:  # type: ignore[type-arg]
+    found = (yaml.safe_load(p.read_text()) for p in (content / "errors").rglob("*.yaml"))
+    return {data["message"]: data for data in found}
+
+
+def test_a_draft_says_what_the_code_says_and_the_page_shows_it(
+    tmp_path: Path, make_content
+) -> None:  # type: ignore[no-untyped-def]
+    repo = GitRepo(tmp_path / "project")
+    repo.write("pkg/guards.py", GUARDS)
+    repo.commit("first")
+    content = make_content({})
+    scan_json(repo, content)
+    records = drafts(content)
+    nested = records["offload needs a storage backend"]
+    assert nested["source"]["function"] == "nested"
+    assert nested["source"]["conditions"] == list(EXPECTED[nested["message"]][1])
+    assert nested["when"]["trigger"] == (
+        "Raised in `nested` when `cfg.mode == 'decode'`, `cfg.offload` and `cfg.backend is None`."
+    )
+    assert records["no entry {key!r}"]["when"]["trigger"] == (
+        "Raised in `caught`, while handling `(KeyError, IndexError)`."
+    )
+    assert records["still items left"]["when"]["trigger"] == (
+        "Raised in `loop`, in the loop `while items`."
+    )
+    assert "TO BE WRITTEN" in nested["meaning"] and "TO BE WRITTEN" not in str(nested["when"])
+    # Related: the raises in the file that share a condition (first), or a tested name.
+    ids = {message: data["id"] for message, data in records.items()}
+    assert records["widget too large"]["related"] == [
+        ids["widget too large to render"],
+        ids["widget size is negative"],
+    ]
+    assert records["widget size is negative"]["related"] == [
+        ids["widget too large to render"],
+        ids["widget too large"],
+    ]
+    assert "related" not in records["no entry {key!r}"]
+    # The page shows them beside the snippet; a record without them shows nothing.
+    site = tmp_path / "site"
+    built = run_cli("build", "--content", str(content), "--out", str(site), "--drafts")
+    assert built.exit_code == 0, built.output
+    page = BeautifulSoup((site / "errors" / nested["id"] / "index.html").read_text(), "html.parser")
+    raised = page.select_one("#source .raised-when")
+    assert raised is not None
+    assert raised.get_text() == (
+        "Raised in nested when cfg.mode == 'decode', cfg.offload and cfg.backend is None."
+    )
+    assert [code.get_text() for code in raised.select("code")][:2] == [
+        "nested",
+        "cfg.mode == 'decode'",
+    ]
+    api = json.loads((site / "api" / "errors" / f"{nested['id']}.json").read_text())
+    assert api["source"]["conditions"] == nested["source"]["conditions"]
+
+
+def test_drift_reports_a_guard_changed_under_a_kept_message_and_leaves_the_trigger(
+    tmp_path: Path, make_content
+) -> None:  # type: ignore[no-untyped-def]
+    repo = GitRepo(tmp_path / "project")
+    module = (
+        "def serve(mode, backend):\n"
+        '    if mode != "decode":\n'
+        "        if backend is None:\n"
+        '            raise ValueError("offload needs a storage backend")\n'
+    )
+    repo.write("pkg/server.py", module)
+    first = repo.commit("first")
+    content = make_content({})
+    scan_json(repo, content)
+    record_file = next((content / "errors").rglob("*.yaml"))
+    written = record_file.read_text().replace("Raised in", "Happens when a user runs it; raised in")
+    record_file.write_text(written)
+    repo.write(
+        "pkg/server.py", module.replace('mode != "decode"', 'mode not in ("decode", "mixed")')
+    )
+    second = repo.commit("guard widened")
+
+    result = run_cli("drift", "--content", str(content), "--repo-dir", str(repo.path), "--json")
+    row = json.loads(result.stdout)["records"][0]
+    assert row["status"] == "conditions-changed"
+    assert row["conditions"] == ["mode != 'decode'", "backend is None"]
+    assert row["new_conditions"] == ["mode not in ('decode', 'mixed')", "backend is None"]
+    text = run_cli("drift", "--content", str(content), "--repo-dir", str(repo.path)).stdout
+    assert "was: mode != 'decode'" in text and "now: mode not in ('decode', 'mixed')" in text
+    strict = ("drift", "--strict", "--content", str(content), "--repo-dir", str(repo.path))
+    assert run_cli(*strict).exit_code == 1
+    # --update re-pins what is the same or moved, never this: its trigger is for review.
+    run_cli("drift", "--update", "--content", str(content), "--repo-dir", str(repo.path))
+    assert record_file.read_text() == written
+    # Pinned again by hand, the record's conditions follow the code; its trigger stays.
+    pinned = run_cli(
+        "pin", str(record_file), "--content", str(content), "--repo-dir", str(repo.path)
+    )
+    assert pinned.exit_code == 0, pinned.output
+    data = yaml.safe_load(record_file.read_text())
+    assert data["source"]["commit"] == second != first
+    assert data["source"]["conditions"] == ["mode not in ('decode', 'mixed')", "backend is None"]
+    assert data["when"]["trigger"].startswith("Happens when a user runs it")
+    assert run_cli(*strict).exit_code == 0
+
+
+TRANSLATED = """\
+from gettext import gettext as _, ngettext
+from django.utils.translation import pgettext, gettext_lazy
+
+NOT_FOUND = "no such widget"
+
+
+def option(opt, value, args):
+    if value:
+        raise BadOptionUsage(opt, _("Option {name!r} does not take a value.").format(name=opt))
+    if args:
+        raise UsageError(
+            ngettext(
+                "Got unexpected extra argument ({args})",
+                "Got unexpected extra arguments ({args})",
+                len(args),
+            ).format(args=" ".join(args))
+        )
+    raise ValueError(pgettext("widgets", "Widget %(name)s is locked") % {"name": opt})
+
+
+def lazy(name):
+    raise ValidationError(gettext_lazy("Enter a valid %s.") % name)
+
+
+def configured(name):
+    raise ValueError(tr("Unknown colour {name}").format(name=name))
+
+
+def constant():
+    raise KeyError(NOT_FOUND)
+
+
+def parameter(NOT_FOUND):
+    raise KeyError(NOT_FOUND)
+"""
+
+
+def test_messages_in_gettext_calls_other_arguments_and_module_constants() -> None:
+    def found(settings: ScanSettings | None = None) -> list[tuple[str, str]]:
+        return [(s.exception, s.template) for s in scan_source(TRANSLATED, settings)[0]]
+
+    expected = [
+        ("BadOptionUsage", "Option {name!r} does not take a value."),
+        ("UsageError", "Got unexpected extra argument ({args})"),
+        ("UsageError", "Got unexpected extra arguments ({args})"),
+        ("ValueError", "Widget {name} is locked"),
+        ("ValidationError", "Enter a valid {name}."),
+        ("KeyError", "no such widget"),
+    ]
+    assert found() == expected
+    configured = ("ValueError", "Unknown colour {name}")
+    assert found(ScanSettings(gettext_functions=("tr",))) == [
+        *expected[:5],
+        configured,
+        expected[5],
+    ]
+
+
+def test_examples_docs_and_benchmarks_are_left_out_and_counted(
+    tmp_path: Path, make_content
+) -> None:  # type: ignore[no-untyped-def]
+    repo = GitRepo(tmp_path / "project")
+    raising = "def f(x):\n    raise ValueError('{name} is broken')\n"
+    for name in ("src/pkg/core.py", "examples/app.py", "docs/conf.py", "benchmarks/run.py"):
+        repo.write(name, raising.replace("{name}", name))
+    repo.commit("first")
+    summary = scan_json(repo, make_content({}))
+    assert summary["files_scanned"] == 1
+    assert summary["left_out"] == {"examples": 1, "docs": 1, "benchmarks": 1}
+    text = run_cli("scan", str(repo.path), "--content", str(make_content({})), "--repo", "a/b")
+    assert "left out:         1 example\n" in text.stdout + "\n"
+    asked = run_cli(
+        "scan",
+        str(repo.path),
+        "--content",
+        str(make_content({})),
+        "--repo",
+        "a/b",
+        "--json",
+        "--path",
+        "examples",
+    )
+    assert json.loads(asked.stdout)["files_scanned"] == 1  # a folder asked for is scanned
+
+
+EXCEPTIONS = """\
+from gettext import gettext as _
+
+
+class UsageError(Exception):
+    def __init__(self, message, ctx=None):
+        super().__init__(message)
+        self.ctx = ctx
+
+
+class NoSuchOption(UsageError):
+    def __init__(self, option_name, message=None, ctx=None):
+        if message is None:
+            message = _("No such option: {name}").format(name=option_name)
+        super().__init__(message, ctx)
+
+
+class NoMatchFound(Exception):
+    def __init__(self, name, path_params):
+        params = ", ".join(list(path_params.keys()))
+        super().__init__(f'No route exists for name "{name}" and params "{params}".')
+
+
+class BadParameter(UsageError):
+    pass
+"""
+
+TYPES = '''\
+from gettext import gettext as _
+
+from .exceptions import BadParameter
+
+
+class ParamType:
+    def fail(self, message, param=None, ctx=None):
+        """Fail with an invalid value message."""
+        raise BadParameter(message, ctx=ctx)
+
+
+class IntType(ParamType):
+    def convert(self, value, param, ctx):
+        try:
+            return int(value)
+        except ValueError:
+            self.fail(_("{value!r} is not a valid integer.").format(value=value), param, ctx)
+'''
+
+PARSER = """\
+from .exceptions import NoMatchFound, NoSuchOption
+
+
+def match(opt, known, ctx):
+    if opt not in known:
+        raise NoSuchOption(opt, ctx=ctx)
+
+
+def url_for(name, params, routes):
+    for route in routes:
+        if route.name == name:
+            return route
+    raise NoMatchFound(name, params)
+
+
+def reverse(name, params):
+    raise NoMatchFound(name, params)
+"""
+
+FORMS = """\
+from gettext import gettext as _
+
+
+class Field:
+    default_error_messages = {
+        "required": _("This field is required."),
+        "invalid": "Enter a valid value.",
+    }
+
+
+class IntegerField(Field):
+    default_error_messages = {
+        "invalid": _("Enter a whole number."),
+        "max_value": "Ensure this value is less than or equal to %(limit_value)s.",
+    }
+"""
+
+
+def test_messages_built_by_classes_helpers_and_tables_in_other_files(
+    tmp_path: Path, make_content
+) -> None:  # type: ignore[no-untyped-def]
+    repo = GitRepo(tmp_path / "project")
+    for name, text in [
+        ("exceptions.py", EXCEPTIONS),
+        ("types.py", TYPES),
+        ("parser.py", PARSER),
+        ("forms.py", FORMS),
+    ]:
+        repo.write(f"pkg/{name}", text)
+    repo.commit("first")
+    content = make_content({})
+    summary = scan_json(repo, content)
+    records = drafts(content)
+    found = {
+        message: (data["exception"], data["source"]["path"], data["source"]["line"])
+        for message, data in records.items()
+    }
+    assert found == {
+        "No such option: {name}": ("NoSuchOption", "pkg/parser.py", 6),
+        'No route exists for name "{name}" and params "{params}".': (
+            "NoMatchFound",
+            "pkg/parser.py",
+            13,
+        ),
+        "{value!r} is not a valid integer.": ("BadParameter", "pkg/types.py", 17),
+        "This field is required.": ("ValidationError", "pkg/forms.py", 6),
+        "Enter a valid value.": ("ValidationError", "pkg/forms.py", 7),
+        "Enter a whole number.": ("ValidationError", "pkg/forms.py", 13),
+        "Ensure this value is less than or equal to {limit_value}.": (
+            "ValidationError",
+            "pkg/forms.py",
+            14,
+        ),
+    }
+    # One error raised at two places: one record that lists the other.
+    route = records['No route exists for name "{name}" and params "{params}".']
+    assert route["source"]["also_raised_at"] == [{"path": "pkg/parser.py", "line": 17}]
+    assert summary["repeated"] == 1
+    invalid = records["{value!r} is not a valid integer."]
+    assert invalid["when"]["trigger"] == (
+        "Raised in `IntType.convert`, while handling `ValueError`. "
+        "It goes through `ParamType.fail`, which raises it."
+    )
+    assert records["Enter a whole number."]["when"]["trigger"] == (
+        "Its message is `IntegerField.default_error_messages['invalid']`: "
+        "raised where the class reports that key."
+    )
+    assert run_cli("check", "--drafts", "--content", str(content)).exit_code == 0
+
+    # pin and drift find a raise whose message its class builds; the other place is followed.
+    option = content / "errors" / "acme" / "widgets"
+    option_file = next(p for p in option.rglob("*.yaml") if "no-such-option" in p.name)
+    pinned = run_cli(
+        "pin", str(option_file), "--content", str(content), "--repo-dir", str(repo.path)
+    )
+    assert pinned.exit_code == 0, pinned.output
+    repo.write("pkg/parser.py", PARSER.split("\n\ndef reverse")[0] + "\n")
+    repo.commit("reverse is gone")
+    drift = run_cli("drift", "--content", str(content), "--repo-dir", str(repo.path), "--json")
+    rows = {row["message"]: row for row in json.loads(drift.stdout)["records"]}
+    assert rows["No such option: {name}"]["status"] == "same"
+    moved = rows['No route exists for name "{name}" and params "{params}".']
+    assert (moved["status"], moved["also_raised_at_now"]) == ("moved", [])
+    run_cli("drift", "--update", "--content", str(content), "--repo-dir", str(repo.path))
+    route = drafts(content)['No route exists for name "{name}" and params "{params}".']
+    assert route["source"]["also_raised_at"] == []
+    strict = ("drift", "--strict", "--content", str(content), "--repo-dir", str(repo.path))
+    assert run_cli(*strict).exit_code == 0
+
+
+def test_an_inline_snippet_is_compared_without_its_common_indentation(
+    tmp_path: Path, make_content
+) -> None:  # type: ignore[no-untyped-def]
+    repo = GitRepo(tmp_path / "project")
+    repo.write(
+        "pkg/m.py",
+        "class A:\n    def f(self, x):\n        if x:\n            raise ValueError('bad x')\n",
+    )
+    commit = repo.commit("first")
+    record = f"""\
+repo: acme/widgets
+exception: ValueError
+message: bad x
+meaning: It is bad.
+solutions: [Do not.]
+source:
+  path: pkg/m.py
+  line: 4
+  commit: "{commit}"
+  start_line: 3
+  snippet: |
+    if x:
+        raise ValueError('bad x')
+"""
+    content = make_content({"errors/a.yaml": record})
+    assert run_cli("check", "--content", str(content)).exit_code == 0
+    drift = run_cli("drift", "--content", str(content), "--repo-dir", str(repo.path), "--json")
+    assert json.loads(drift.stdout)["records"][0]["status"] == "same"
+    # What `new` writes keeps the file's indentation when the code is pasted under it.
+    made = run_cli(
+        "new",
+        "--content",
+        str(content),
+        "--repo",
+        "acme/widgets",
+        "--exception",
+        "ValueError",
+        "--message",
+        "bad y",
+    )
+    assert made.exit_code == 0, made.output
+    written = next(p for p in (content / "errors").rglob("*.yaml") if p.name != "a.yaml")
+    pasted = written.read_text().replace(
+        '    raise ValueError("...")',
+        "            if x:\n                raise ValueError('bad x')",
+    )
+    snippet = yaml.safe_load(pasted)["source"]["snippet"]
+    assert snippet == "        if x:\n            raise ValueError('bad x')\n"
+
+
+def test_history_tells_the_release_whose_conditions_changed(tmp_path: Path, make_content) -> None:  # type: ignore[no-untyped-def]
+    repo = GitRepo(tmp_path / "project")
+    module = (
+        "def serve(mode, backend):\n"
+        '    if mode != "decode":\n'
+        "        if backend is None:\n"
+        '            raise ValueError("offload needs a storage backend")\n'
+    )
+    repo.write("pkg/server.py", module)
+    repo.commit("1.0")
+    repo.git("tag", "v1.0")
+    repo.write(
+        "pkg/server.py", module.replace('mode != "decode"', 'mode not in ("decode", "mixed")')
+    )
+    repo.commit("2.0")
+    repo.git("tag", "v2.0")
+    content = make_content({})
+    run_cli(
+        "scan",
+        str(repo.path),
+        "--content",
+        str(content),
+        "--repo",
+        "acme/widgets",
+        "--commit",
+        "v1.0",
+    )
+    result = run_cli("history", "--content", str(content), "--repo-dir", str(repo.path), "--json")
+    assert result.exit_code == 0, result.output
+    raised = json.loads(result.stdout)["records"][0]["raised"]
+    assert [(r["release"], r["conditions"]) for r in raised] == [
+        ("v1.0", ["mode != 'decode'", "backend is None"]),
+        ("v2.0", ["mode not in ('decode', 'mixed')", "backend is None"]),
+    ]
+    site = tmp_path / "site"
+    built = run_cli("build", "--content", str(content), "--out", str(site), "--drafts")
+    assert built.exit_code == 0, built.output
+    record_id = drafts(content)["offload needs a storage backend"]["id"]
+    page = BeautifulSoup((site / "errors" / record_id / "index.html").read_text(), "html.parser")
+    rows = [
+        [cell.get_text(" ", strip=True) for cell in row.find_all(["th", "td"])]
+        for row in page.select("table.history tbody tr")
+    ]
+    assert rows[1][:2] == [
+        "v2.0",
+        "conditions changed : mode != 'decode' and backend is None "
+        "mode not in ('decode', 'mixed') and backend is None",
+    ]
+    assert page.select_one(".releases").get_text() == "Raised since v1.0"  # not at a glance
+    api = json.loads((site / "api" / "errors" / f"{record_id}.json").read_text())
+    runs = api["resolved"]["history"]["raised"]
+    assert [run["conditions"][0] for run in runs] == [
+        "mode != 'decode'",
+        "mode not in ('decode', 'mixed')",
+    ]
