@@ -3,15 +3,19 @@
     errpages history --repo-dir REPO --content CONTENT --json > history.json
     python -m benchmarks.check_history REPO history.json
 
-1. Every (record, release) pair listed: in `git show <release>:<path>` the line given says
-   `raise` or `assert`, and every word of three letters or more of the message's literal
-   text is within 80 lines above it (a message held in a variable) to 15 below (string
-   literals joined across lines read as one).
+1. Every (record, release) pair listed: in `git show <release>:<path>`, every word of three
+   letters or more of the message's literal text is within 80 lines above the line given (a
+   message held in a variable) to 15 below (string literals joined across lines read as
+   one), and the line says `raise` or `assert`, or calls a function that release defines
+   (a raise helper), or is an entry of a table of error messages (`error_messages` above
+   it); or the line says `raise X` and the words are in the definition of class X in that
+   release (a message the class builds).
 2. Every pair not listed: `git grep -F` of the record's longest literal run (20 characters
    or more, with a space, on one source line) in that release's Python files (tests and
    docs left out), in a string and not in a comment. A hit is a miss unless another record
-   of the history claims a raise within 15 lines of it in that release, or the history
-   said that file could not be parsed there (Python 2 syntax).
+   of the history claims a raise within 15 lines of it in that release, or it is in the
+   definition of a class that such a raise raises (a message the class builds), or the
+   history said that file could not be parsed there (Python 2 syntax).
 
 Prints the counts and the first examples of each kind.
 """
@@ -46,6 +50,7 @@ def main(repo_dir: str, history_file: str) -> None:
             claimed[pair["release"]].add((pair["path"], pair["line"]))
 
     pairs, bad, from_variable, examples = 0, 0, 0, []
+    kinds: dict[str, int] = defaultdict(int)
     for record in data["records"]:
         for pair in record["raised"]:
             pairs += 1
@@ -59,13 +64,17 @@ def main(repo_dir: str, history_file: str) -> None:
             said = lines[at - 1] if at <= len(lines) else ""
             if any(w not in near for w in words) and all(w in wide for w in words):
                 from_variable += 1
-            if not re.search(r"\b(raise|assert)\b", said) or any(w not in wide for w in words):
+            release = commits[pair["release"]]
+            kind = how_raised(said, words, wide, lines[max(0, at - 40) : at], release, git)
+            kinds[kind] += 1
+            if kind == "":
                 bad += 1
                 examples.append((record["id"], pair["release"], pair["path"], at))
     print(
         f"listed pairs: {pairs}; not at the path and line given: {bad} "
         f"({from_variable} read a message assigned above the raise)"
     )
+    print("   by how they raise: " + ", ".join(f"{k}: {n}" for k, n in kinds.items() if k))
     for example in examples[:8]:
         print("  ", example)
 
@@ -106,7 +115,9 @@ def main(repo_dir: str, history_file: str) -> None:
             near: Any = [
                 1 for p, n in found for cp, cn in claimed[release] if p == cp and abs(n - cn) <= 15
             ]
-            if near:
+            commit = commits[release]
+            raised = classes_raised(release, commit, claimed[release], git)
+            if near or any(class_of(git, commit, p, n) in raised for p, n in found):
                 others += 1
             elif all((release, path) in unparsed for path, _ in found):
                 said += 1
@@ -115,11 +126,91 @@ def main(repo_dir: str, history_file: str) -> None:
                 missed.append((record["id"], release, found[:2], chunk))
     print(
         f"unlisted pairs checked with git grep: {checked}; the text found there: "
-        f"{misses + others + said} ({others} at a raise another record claims, {said} in files "
+        f"{misses + others + said} ({others} at a raise another record claims, or in a class "
+        f"another record's raise raises, {said} in files "
         f"the history says it could not parse, {misses} unclaimed)"
     )
     for example in missed[:8]:
         print("  ", example)
+
+
+CALL_RE = re.compile(r"(?:^|[\s.(=])([A-Za-z_]\w*)\(")
+TABLE_ENTRY_RE = re.compile(r"^\s*[\"'][\w-]+[\"']\s*:")
+CLASS_RAISED_RE = re.compile(r"\braise\s+(?:[\w.]+\.)?([A-Z_]\w*)\s*\(")
+DEFINITION = r"^\s*(async\s+)?(class|def)\s+\w+"
+definitions: dict[str, dict[tuple[str, str], list[tuple[str, int]]]] = {}  # by commit
+files: dict[tuple[str, str], list[str]] = {}
+
+
+def how_raised(
+    said: str, words: list[str], wide: str, above: list[str], commit: str, git: Any
+) -> str:
+    """How the line raises the message, as git shows it: "" when it does not."""
+    here = all(w in wide for w in words)
+    if here and re.search(r"\b(raise|assert)\b", said):
+        return "at a raise"
+    if here and TABLE_ENTRY_RE.match(said) and any("error_messages" in a for a in above):
+        return "a table's entry"
+    for name in CALL_RE.findall(said):  # a helper's own words are in its definition
+        helper = defined(git, commit, "def", name)
+        if helper and "raise" in helper and all(w in wide or w in helper for w in words):
+            return "a raise helper's call"
+    raised = CLASS_RAISED_RE.search(said)
+    if raised and all(w in defined(git, commit, "class", raised[1]) for w in words):
+        return "built by the class raised"
+    return ""
+
+
+CLASS_LINE_RE = re.compile(r"^\s*class\s+(\w+)")
+raised_classes: dict[str, set[str]] = {}
+
+
+def source(git: Any, commit: str, path: str) -> list[str]:
+    if (commit, path) not in files:
+        files[commit, path] = git("show", f"{commit}:{path}").splitlines()
+    return files[commit, path]
+
+
+def classes_raised(release: str, commit: str, claimed: set[tuple[str, int]], git: Any) -> set[str]:
+    """The classes the raises that records claim in a release raise (`raise errors.X(`)."""
+    if release not in raised_classes:
+        found = set()
+        for path, line in claimed:
+            lines = source(git, commit, path)
+            match = CLASS_RAISED_RE.search(lines[line - 1]) if line <= len(lines) else None
+            if match:
+                found.add(match[1])
+        raised_classes[release] = found
+    return raised_classes[release]
+
+
+def class_of(git: Any, commit: str, path: str, line: int) -> str:
+    """The class whose definition a line is in (within 30 lines of its `class` line)."""
+    lines = source(git, commit, path)
+    for number in range(line - 1, max(-1, line - 31), -1):
+        found = CLASS_LINE_RE.match(lines[number])
+        if found:
+            return found[1]
+    return ""
+
+
+def defined(git: Any, commit: str, kind: str, name: str) -> str:
+    """The text of the definitions of a class or function of that name in a release (up to
+    120 lines each; tests left out)."""
+    if commit not in definitions:  # every definition of the release, found with one grep
+        out = git("grep", "-n", "-E", DEFINITION, commit, "--", "*.py", ":!tests", ":!test*")
+        found: dict[tuple[str, str], list[tuple[str, int]]] = defaultdict(list)
+        for line in out.splitlines():
+            _, path, number, text = line.split(":", 3)
+            words = text.split()
+            at = 1 if words[0] == "async" else 0
+            found[words[at], words[at + 1].split("(")[0].split(":")[0]].append((path, int(number)))
+        definitions[commit] = found
+    texts = []
+    for path, number in definitions[commit].get((kind, name), []):
+        body = source(git, commit, path)[number - 1 : number + 120]
+        texts.append(JOINED_RE.sub("", "\n".join(body)))
+    return "\n".join(texts)
 
 
 if __name__ == "__main__":

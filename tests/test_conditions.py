@@ -126,7 +126,14 @@ def test_each_guard_shape_gives_its_conditions() -> None:
 
 def scan_json(repo: GitRepo, content: Path, *extra: str) -> dict:  # type: ignore[type-arg]
     result = run_cli(
-        "scan", str(repo.path), "--content", str(content), "--repo", "acme/widgets", "--json"
+        "scan",
+        str(repo.path),
+        "--content",
+        str(content),
+        "--repo",
+        "acme/widgets",
+        "--json",
+        *extra,
     )
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)  # type: ignore[no-any-return]
@@ -188,16 +195,19 @@ def test_a_draft_says_what_the_code_says_and_the_page_shows_it(
     assert api["source"]["conditions"] == nested["source"]["conditions"]
 
 
+SERVER = (
+    "def serve(mode, backend):\n"
+    '    if mode != "decode":\n'
+    "        if backend is None:\n"
+    '            raise ValueError("offload needs a storage backend")\n'
+)
+
+
 def test_drift_reports_a_guard_changed_under_a_kept_message_and_leaves_the_trigger(
     tmp_path: Path, make_content
 ) -> None:  # type: ignore[no-untyped-def]
     repo = GitRepo(tmp_path / "project")
-    module = (
-        "def serve(mode, backend):\n"
-        '    if mode != "decode":\n'
-        "        if backend is None:\n"
-        '            raise ValueError("offload needs a storage backend")\n'
-    )
+    module = SERVER
     repo.write("pkg/server.py", module)
     first = repo.commit("first")
     content = make_content({})
@@ -306,18 +316,8 @@ def test_examples_docs_and_benchmarks_are_left_out_and_counted(
     assert summary["left_out"] == {"examples": 1, "docs": 1, "benchmarks": 1}
     text = run_cli("scan", str(repo.path), "--content", str(make_content({})), "--repo", "a/b")
     assert "left out:         1 example\n" in text.stdout + "\n"
-    asked = run_cli(
-        "scan",
-        str(repo.path),
-        "--content",
-        str(make_content({})),
-        "--repo",
-        "a/b",
-        "--json",
-        "--path",
-        "examples",
-    )
-    assert json.loads(asked.stdout)["files_scanned"] == 1  # a folder asked for is scanned
+    asked = scan_json(repo, make_content({}), "--path", "examples")
+    assert asked["files_scanned"] == 1  # a folder asked for is scanned
 
 
 EXCEPTIONS = """\
@@ -345,6 +345,27 @@ class NoMatchFound(Exception):
 
 class BadParameter(UsageError):
     pass
+
+
+class NotFound(Exception):
+    default_detail = _("Not found.")
+"""
+
+VIEWS = """\
+from .exceptions import NotFound
+
+
+def get(items, key):
+    if key not in items:
+        raise NotFound()
+    return items[key]
+
+
+def first(items):
+    try:
+        return items[0]
+    except IndexError:
+        raise NotFound from None
 """
 
 TYPES = '''\
@@ -387,6 +408,18 @@ def reverse(name, params):
     raise NoMatchFound(name, params)
 """
 
+EXTERNAL = """\
+from starlette.routing import NoMatchFound
+
+
+def lookup(name, params):
+    raise NoMatchFound(name, params)
+
+
+def remake(name, params):
+    raise NoMatchFound.from_params(name, params)
+"""
+
 FORMS = """\
 from gettext import gettext as _
 
@@ -415,6 +448,9 @@ def test_messages_built_by_classes_helpers_and_tables_in_other_files(
         ("types.py", TYPES),
         ("parser.py", PARSER),
         ("forms.py", FORMS),
+        # A class of the same name from another package: not the one defined here.
+        ("external.py", EXTERNAL),
+        ("views.py", VIEWS),
     ]:
         repo.write(f"pkg/{name}", text)
     repo.commit("first")
@@ -433,6 +469,7 @@ def test_messages_built_by_classes_helpers_and_tables_in_other_files(
             13,
         ),
         "{value!r} is not a valid integer.": ("BadParameter", "pkg/types.py", 17),
+        "Not found.": ("NotFound", "pkg/views.py", 6),
         "This field is required.": ("ValidationError", "pkg/forms.py", 6),
         "Enter a valid value.": ("ValidationError", "pkg/forms.py", 7),
         "Enter a whole number.": ("ValidationError", "pkg/forms.py", 13),
@@ -445,7 +482,10 @@ def test_messages_built_by_classes_helpers_and_tables_in_other_files(
     # One error raised at two places: one record that lists the other.
     route = records['No route exists for name "{name}" and params "{params}".']
     assert route["source"]["also_raised_at"] == [{"path": "pkg/parser.py", "line": 17}]
-    assert summary["repeated"] == 1
+    assert summary["repeated"] == 2
+    # A class raised without a call (`raise NotFound from None`) is raised with its message.
+    not_found = records["Not found."]["source"]["also_raised_at"]
+    assert not_found == [{"path": "pkg/views.py", "line": 14}]
     invalid = records["{value!r} is not a valid integer."]
     assert invalid["when"]["trigger"] == (
         "Raised in `IntType.convert`, while handling `ValueError`. "
@@ -530,12 +570,7 @@ source:
 
 def test_history_tells_the_release_whose_conditions_changed(tmp_path: Path, make_content) -> None:  # type: ignore[no-untyped-def]
     repo = GitRepo(tmp_path / "project")
-    module = (
-        "def serve(mode, backend):\n"
-        '    if mode != "decode":\n'
-        "        if backend is None:\n"
-        '            raise ValueError("offload needs a storage backend")\n'
-    )
+    module = SERVER
     repo.write("pkg/server.py", module)
     repo.commit("1.0")
     repo.git("tag", "v1.0")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from generator.content.schema import is_repo_path
@@ -34,6 +35,7 @@ WORD_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
 # A backslash escape in a file's code, taken out before its words are found (so the word
 # after `\n` in a string is a word of its own).
 ESCAPE_RE = re.compile(r"\\.")
+DEFINED_RE = re.compile(r"^[ \t]*(?:async[ \t]+)?(?:class|def)[ \t]+(\w+)", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,9 @@ class Code:
         self.modules: dict[str, tuple[ModuleScan | None, str]] = {}  # by blob hash
         self.parsed: dict[tuple[str, tuple[object, ...]], ParsedFile] = {}  # and library used
         self.libraries: dict[tuple[str, frozenset[str]], Library] = {}
+        self.library_paths: dict[str, list[str]] = {}  # by commit
+        self.definitions: dict[str, frozenset[str]] = {}  # by blob hash
+        self.files_at: dict[tuple[str, str], ParsedFile] = {}  # by commit and path
         self.texts: dict[str, str | Exception] = {}  # by blob hash
         self.words: dict[str, frozenset[str]] = {}  # by blob hash
         self.trees: dict[str, dict[str, str]] = {}  # tree hash -> {path below it: blob hash}
@@ -101,26 +106,50 @@ class Code:
 
     def library(self, commit: str, needs: frozenset[str]) -> Library:
         """The classes and raise helpers of the commit's files (tests and the like left out)
-        that may define these names: those that hold them as words."""
+        that define these names, and the bases of the classes found, in turn."""
         key = (commit, needs)
         if key not in self.libraries:
-            words = {name for name in needs if WORD_RE.fullmatch(name)}
-            every = len(words) < len(needs - {""})  # a short name: look in every file
-            modules = []
-            for path in self.python_files(commit):
-                if left_out_kind(path) is None and (every or words & self.words_of(commit, path)):
+            wanted, modules = set(needs), {}
+            while True:
+                paths = [
+                    path
+                    for path in self.library_files(commit)
+                    if path not in modules and wanted & self.defined(commit, path)
+                ]
+                for path in paths:
                     try:
-                        module, _ = self.module(commit, path)
+                        modules[path] = self.module(commit, path)[0]
                     except (GitError, PinError):
-                        continue
-                    if module is not None:
-                        modules.append(module)
-            self.libraries[key] = Library(modules)
+                        modules[path] = None
+                found = [module for module in modules.values() if module is not None]
+                bases = {b for m in found for c in m.classes for b in c.bases} - wanted
+                if not paths or not bases:
+                    break
+                wanted |= bases
+            self.libraries[key] = Library(found, top_packages(self.library_files(commit)))
         return self.libraries[key]
+
+    def library_files(self, commit: str) -> list[str]:
+        """The Python files of the commit that a library is made of (no tests, examples…)."""
+        if commit not in self.library_paths:
+            paths = [path for path in self.python_files(commit) if left_out_kind(path) is None]
+            self.library_paths[commit] = paths
+        return self.library_paths[commit]
+
+    def defined(self, commit: str, path: str) -> frozenset[str]:
+        """The names of the classes and functions a file defines, read from its text (so that
+        only files that may define what a library needs are parsed)."""
+        sha = self.blob(commit, path)
+        if sha not in self.definitions:
+            text = self.text(commit, path) or ""
+            self.definitions[sha] = frozenset(DEFINED_RE.findall(text))
+        return self.definitions[sha]
 
     def file(self, commit: str, path: str) -> ParsedFile:
         """The file at commit, parsed, its raises through other files' classes and helpers
         resolved; GitError or PinError when it cannot be read."""
+        if (commit, path) in self.files_at:
+            return self.files_at[commit, path]
         sha = self.blob(commit, path)
         module, unparsed = self.module(commit, path)
         library = self.library(commit, module.needs()) if module and module.pending else None
@@ -133,6 +162,7 @@ class Code:
             words = tuple(tuple(TOKEN_RE.findall(t)) for t in templates)
             lines = source_lines(self.text_of(sha, path))
             parsed = self.parsed[key] = ParsedFile(lines, sites, templates, words, unparsed)
+        self.files_at[commit, path] = parsed
         return parsed
 
     def blob(self, commit: str, path: str) -> str:
@@ -210,6 +240,17 @@ def python_module(source: str, path: str, settings: ScanSettings) -> tuple[Modul
         return scan_module(source, settings), ""
     except SyntaxError as exc:
         return None, exc.msg or str(exc)
+
+
+def top_packages(paths: Iterable[str]) -> frozenset[str]:
+    """The top-level packages and modules of a repository's Python files (`src/` layout too)."""
+    found = set()
+    for path in paths:
+        parts = path.split("/")
+        if parts[0] in ("src", "lib") and len(parts) > 1:
+            parts = parts[1:]
+        found.add(parts[0].removesuffix(".pyi").removesuffix(".py"))
+    return frozenset(found)
 
 
 def is_test_path(path: str) -> bool:

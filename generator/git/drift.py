@@ -139,6 +139,7 @@ class Wanted:
     keyword: str | None  # its longest word: a message reworded elsewhere still has it
     scope: str  # the classes and function it is in
     names: tuple[str, ...]  # its placeholders' names, sorted: a rewording in place keeps them
+    built: bool = False  # its message is built by the class raised (its words are not there)
 
     @classmethod
     def of(
@@ -155,6 +156,7 @@ class Wanted:
             next(iter(longest), None),
             site.scope if site else "",
             placeholders(site.template) if site else (),
+            bool(site and site.built_by),
         )
 
 
@@ -211,7 +213,10 @@ def similarity(a: tuple[str, ...], b: tuple[str, ...], floor: float) -> float:
 
 def probe_words(wanted: Wanted) -> list[str]:
     """The words of four letters or more that find the files a record's raise could be in:
-    its longest."""
+    its longest; for a message the class raised builds, the class's name."""
+    if wanted.built:
+        name = wanted.exception.rsplit(".", 1)[-1]
+        return [name] if WORD_RE.fullmatch(name) else []
     words = sorted(set(WORD_RE.findall(wanted.message)), key=lambda w: (-len(w), w))
     return words[:PROBE_WORDS]
 

@@ -17,6 +17,7 @@ import re
 import string
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from generator.content.messages import message_parts
 
@@ -45,6 +46,7 @@ class RaiseSite:
     # `match x: case P`.
     conditions: tuple[str, ...] = field(default=(), compare=False)
     helper: str = field(default="", compare=False)  # the raise helper it goes through, if any
+    built_by: str = field(default="", compare=False)  # the class that builds its message, if so
 
 
 @dataclass(frozen=True)
@@ -110,6 +112,7 @@ class Pending:
     arguments: tuple[tuple[str, ...], ...]  # the templates each positional argument can be
     keywords: tuple[tuple[str, tuple[str, ...]], ...]  # and each keyword argument
     reason: str  # why it is skipped when nothing resolves it
+    origin: str = ""  # for a class: the module it is imported from, or named through
 
 
 @dataclass(frozen=True)
@@ -231,19 +234,31 @@ PLURAL_FUNCTIONS = {  # the position of the singular form; the plural form follo
 def translated_forms(message: ast.expr, translations: frozenset[str]) -> list[ast.expr]:
     """The message with each call that marks text for translation replaced by that text: one
     expression, or one per form of each plural (`ngettext`) call in it."""
-    nodes = list(ast.walk(message))
-    plural = next((i for i, node in enumerate(nodes) if plural_forms(node)), None)
-    if plural is not None:
-        forms = []
-        for form in (0, 1):
-            copied = copy.deepcopy(message)
-            call = list(ast.walk(copied))[plural]
-            chosen = plural_forms(call)[form]
-            forms.append(replaced(copied, swapping(call, chosen)))
-        return [done for form in forms for done in translated_forms(form, translations)]
-    if not any(translated_text(node, translations) for node in nodes):
+    calls = list(marked_calls(message, translations))
+    if not calls:
         return [message]
-    return [replaced(copy.deepcopy(message), lambda node: translated_text(node, translations))]
+    plural = next((call for call in calls if plural_forms(call)), None)
+    if plural is None:
+        return [replaced(copy.deepcopy(message), lambda node: translated_text(node, translations))]
+    forms = []
+    for chosen in plural_forms(plural):
+        memo: dict[int, object] = {}
+        copied = copy.deepcopy(message, memo)
+        forms.append(replaced(copied, swapping(memo[id(plural)], chosen)))  # type: ignore[arg-type]
+    return [done for form in forms for done in translated_forms(form, translations)]
+
+
+def marked_calls(node: ast.expr, translations: frozenset[str]) -> Iterator[ast.Call]:
+    """The calls marking text for translation where a message's text can be (the message,
+    either side of `+` or `%`, what `.format()` is called on)."""
+    if isinstance(node, ast.BinOp):
+        yield from marked_calls(node.left, translations)
+        yield from marked_calls(node.right, translations)
+    elif isinstance(node, ast.Call):
+        if translated_text(node, translations) is not None or plural_forms(node):
+            yield node
+        elif isinstance(node.func, ast.Attribute):
+            yield from marked_calls(node.func.value, translations)
 
 
 def replaced(expression: ast.expr, replacement: Callable[[ast.AST], ast.expr | None]) -> ast.expr:
@@ -586,7 +601,7 @@ class _Scanner:
         self.bodies: list[Span] = []  # the bodies the walk is in, outermost first
         self.functions: list[tuple[int, int]] = []
         self.names: list[str] = []  # the classes and functions the walk is in
-        self.conditions: list[str] = []  # what holds where the walk is, in its function
+        self.conditions: list[Condition] = []  # what holds where the walk is, in its function
         self.scope: ast.AST = module  # the function (or module) of the raise at hand
         # Per function (or module): each name's bindings, and where each statement is.
         self.scopes: dict[int, tuple[dict[str, list[ast.stmt]], dict[int, Branch]]] = {}
@@ -596,6 +611,7 @@ class _Scanner:
         self.classes: list[ExceptionClass] = []
         self.helpers: list[Helper] = []
         self.built: dict[int, list[str]] = {}  # the messages each class builds, by id
+        self.imported: dict[str, str] = {}  # name -> the module `from … import` took it from
 
     def scan(self, statements: list[ast.stmt], scope: ast.AST) -> None:
         self.bodies.append(tuple(map(statement_span, statements)))
@@ -610,6 +626,9 @@ class _Scanner:
             elif isinstance(node, (ast.Expr, ast.Return, ast.Assign)):
                 self.scope = scope
                 self.visit_statement(node)
+            elif isinstance(node, ast.ImportFrom):
+                origin = "." * node.level + (node.module or "")
+                self.imported.update((a.asname or a.name, origin) for a in node.names)
             function = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
             name = node.name if isinstance(node, SCOPE_NODES) else None
             if function:
@@ -673,7 +692,12 @@ class _Scanner:
         call = node.exc
         if not isinstance(call, ast.Call):
             raised = last_name(call) or "an exception"
-            self.skipped.append(Skipped(node.lineno, f"{raised} raised without a message"))
+            reason = f"{raised} raised without a message"
+            if is_class_name(raised):  # `raise errors.EmailError from e`: its class may build one
+                site = self.site(node, raised, "", self.conditions)
+                self.pending.append(Pending(site, raised, "", (), (), reason, self.origin(call)))
+            else:
+                self.skipped.append(Skipped(node.lineno, reason))
             return
         name = exception_name(call)
         if name is None:
@@ -681,9 +705,13 @@ class _Scanner:
             return
         messages = message_candidates(call, self.settings.arguments.get(name))
         reason = self.add(node, name, messages, self.conditions)
-        if reason:  # the class may build its message itself: the library will tell
+        if reason and last_name(call.func) == name:  # a constructor (not `X.factory(…)`): the
+            # class may build its message itself, and the library will tell
             site = self.site(node, name, "", self.conditions)
-            self.pending.append(Pending(site, name, "", (), (), reason))
+            pending = Pending(site, name, "", (), (), reason, self.origin(call.func))
+            self.pending.append(pending)
+        elif reason:
+            self.skipped.append(Skipped(node.lineno, reason))
 
     def visit_assert(self, node: ast.Assert) -> None:
         if node.msg is None:
@@ -714,6 +742,17 @@ class _Scanner:
             site = self.site(node, "", "", self.conditions)
             owner = self.receiver_class(value.func)
             self.pending.append(Pending(site, name, owner, arguments, keywords, ""))
+
+    def origin(self, raised: ast.expr) -> str:
+        """Where a class raised comes from: the module `from … import` took it (or the module
+        it is named through) from, or the dotted name it is called by (`pydantic_core.X`)."""
+        head = raised
+        while isinstance(head, ast.Attribute):
+            head = head.value
+        name = head.id if isinstance(head, ast.Name) else ""
+        if name in self.imported:
+            return self.imported[name]
+        return ast.unparse(raised.value) if isinstance(raised, ast.Attribute) else ""
 
     def argument_templates(self, node: ast.stmt, argument: ast.expr) -> tuple[str, ...]:
         """The templates an argument of a call can be, when it is written as a message is (a
@@ -787,8 +826,7 @@ class _Scanner:
             templates, _ = self.templates(node, owner.name, message)
             templates = [t for t in templates if not not_its_own(t)]
             if templates:
-                built = self.built.setdefault(id(owner), [])
-                built += [t for t in templates if t not in built]
+                self.built.setdefault(id(owner), []).extend(templates)
                 return
 
     def visit_class(self, node: ast.ClassDef) -> None:
@@ -796,7 +834,13 @@ class _Scanner:
         messages of its table of error messages, each a raise of its own."""
         generic = [base.value if isinstance(base, ast.Subscript) else base for base in node.bases]
         bases = tuple(name for name in map(last_name, generic) if name)  # `Base[T]`: Base
-        self.classes.append(ExceptionClass(node.name, bases, tuple(self.built.pop(id(node), []))))
+        built = self.built.pop(id(node), [])
+        for statement in node.body:  # `msg_template = "…"`, `default_detail = _("…")`
+            value = statement.value if isinstance(statement, (ast.Assign, ast.AnnAssign)) else None
+            if value is not None and table_name(statement) in TEMPLATE_ATTRIBUTES:
+                built += [t for t in table_templates(value, self.settings.translations)]
+        templates = tuple(dict.fromkeys(t for t in built if not not_its_own(t)))
+        self.classes.append(ExceptionClass(node.name, bases, templates))
         for statement in node.body:
             table = error_table(statement)
             for key, value in table:
@@ -868,7 +912,11 @@ class _Scanner:
         return templates, reason
 
     def add(
-        self, node: ast.stmt, exception: str, messages: list[ast.expr], conditions: list[str]
+        self,
+        node: ast.stmt,
+        exception: str,
+        messages: list[ast.expr],
+        conditions: list[Condition],
     ) -> str:
         """A raise site for each message the statement can raise, from the first of the
         arguments that can hold it that has literal text, one that reads as a sentence rather
@@ -884,7 +932,7 @@ class _Scanner:
         return "" if templates else reason
 
     def site(
-        self, node: ast.stmt, exception: str, template: str, conditions: list[str]
+        self, node: ast.stmt, exception: str, template: str, conditions: list[Condition]
     ) -> RaiseSite:
         return RaiseSite(
             line=node.lineno,
@@ -894,7 +942,7 @@ class _Scanner:
             bodies=tuple(reversed(self.bodies)),
             function=self.functions[-1] if self.functions else None,
             scope=".".join(self.names),
-            conditions=tuple(conditions),
+            conditions=tuple(map(condition_text, conditions)),
         )
 
 
@@ -902,6 +950,9 @@ class _Scanner:
 # messages, as validation libraries keep them (Django's forms, DRF, marshmallow), where the
 # exception raised with each is a ValidationError.
 TABLE_NAMES = ("default_error_messages", "error_messages")
+# A class attribute holding the message the class raises with (pydantic 1's errors, DRF's
+# exceptions): `class NotFound(APIException): default_detail = _("Not found.")`.
+TEMPLATE_ATTRIBUTES = ("msg_template", "message_template", "default_message", "default_detail")
 TABLE_EXCEPTION = "ValidationError"
 
 
@@ -945,7 +996,10 @@ class Library:
     """The classes and raise helpers of the modules of one commit, by name: what resolves
     the raises a module leaves pending."""
 
-    def __init__(self, modules: Iterable[ModuleScan]) -> None:
+    def __init__(self, modules: Iterable[ModuleScan], packages: frozenset[str] = frozenset()):
+        # The repository's own top-level packages: a class imported from another (a name
+        # also defined here, as `pydantic_core.ValidationError`) is not resolved here.
+        self.packages = packages
         self.classes: dict[str, list[ExceptionClass]] = {}
         self.helpers: dict[str, list[Helper]] = {}
         for module in modules:
@@ -965,8 +1019,12 @@ class Library:
                         pending.append(base)
         return found
 
-    def built(self, name: str) -> tuple[str, ...]:
-        """The messages a class builds itself, or the nearest base class that builds them."""
+    def built(self, name: str, origin: str = "") -> tuple[str, ...]:
+        """The messages a class builds itself, or the nearest base class that builds them
+        (none for a class imported from another package)."""
+        package = origin.split(".", 1)[0]
+        if package and self.packages and package not in self.packages:
+            return ()
         for ancestor in self.lineage(name):
             for defined in self.classes.get(ancestor, []):
                 if defined.templates:
@@ -991,7 +1049,7 @@ class Library:
         found: list[object] = []
         for pending in module.pending:
             if pending.reason:
-                found.append(self.built(pending.name))
+                found.append(self.built(pending.name, pending.origin))
             else:
                 found.append(self.helper(pending.name, pending.owner))
         return tuple(found)
@@ -1007,10 +1065,12 @@ def resolved(module: ModuleScan, library: Library) -> tuple[list[RaiseSite], lis
     for pending in module.pending:
         site = pending.site
         if pending.reason:  # a class raised without a literal message
-            templates = library.built(pending.name)
+            templates = library.built(pending.name, pending.origin)
             if not templates:
                 skipped.append(Skipped(site.line, pending.reason))
-            sites += [dataclasses.replace(site, template=t) for t in templates]
+            sites += [
+                dataclasses.replace(site, template=t, built_by=pending.name) for t in templates
+            ]
             continue
         helper = library.helper(pending.name, pending.owner)
         if helper is None:
@@ -1113,7 +1173,7 @@ def negated(test: ast.expr) -> ast.expr:
     return ast.UnaryOp(ast.Not(), test)
 
 
-def holds(test: ast.expr) -> list[str]:
+def holds(test: ast.expr) -> list[Condition]:
     """A test as conditions: each side of an `and` its own, a test that holds in every run
     that matters none."""
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
@@ -1122,40 +1182,53 @@ def holds(test: ast.expr) -> list[str]:
         isinstance(test, ast.Name) and test.id == "__debug__"  # holds but with `python -O`
     ):
         return []
-    return [ast.unparse(test)]
+    return [Condition("{}", (test,))]
 
 
-def body_conditions(node: ast.stmt) -> Iterator[tuple[list[ast.stmt], list[str]]]:
+class Condition(NamedTuple):
+    """A condition as the walk keeps it, made text only for a raise under it: a format and
+    the code it names (`for {} in {}` of a target and an iterable; a test is `{}`)."""
+
+    form: str
+    code: tuple[ast.AST, ...] = ()
+
+
+def condition_text(condition: Condition) -> str:
+    return condition.form.format(*map(ast.unparse, condition.code))
+
+
+def body_conditions(node: ast.stmt) -> Iterator[tuple[list[ast.stmt], list[Condition]]]:
     """Each body of a compound statement, in source order, with what holds when it runs."""
     if isinstance(node, ast.If):
         yield node.body, holds(node.test)
-        yield node.orelse, holds(negated(node.test))
+        yield node.orelse, holds(negated(node.test)) if node.orelse else []
     elif isinstance(node, (ast.For, ast.AsyncFor)):
-        loop = f"for {ast.unparse(node.target)} in {ast.unparse(node.iter)}"
-        yield node.body, [loop]
-        yield node.orelse, [f"after {loop} without a break"]
+        yield node.body, [Condition("for {} in {}", (node.target, node.iter))]
+        loop = (node.target, node.iter)
+        yield node.orelse, [Condition("after for {} in {} without a break", loop)]
     elif isinstance(node, ast.While):
-        loop = f"while {ast.unparse(node.test)}"
-        yield node.body, [loop] if holds(node.test) else []
-        yield node.orelse, [f"after {loop} without a break"]
+        yield node.body, [Condition("while {}", (node.test,))] if holds(node.test) else []
+        yield node.orelse, [Condition("after while {} without a break", (node.test,))]
     elif isinstance(node, (ast.Try, ast.TryStar)):
         yield node.body, []
         for handler in node.handlers:
-            caught = f" {ast.unparse(handler.type)}" if handler.type is not None else ""
-            yield handler.body, [f"except{caught}"]
+            caught = handler.type
+            yield (
+                handler.body,
+                [Condition("except {}", (caught,)) if caught else Condition("except")],
+            )
         yield node.orelse, []
         yield node.finalbody, []
     elif isinstance(node, ast.Match):
-        subject = ast.unparse(node.subject)
         for case in node.cases:
             guard = holds(case.guard) if case.guard is not None else []
-            yield case.body, [f"match {subject}: case {ast.unparse(case.pattern)}", *guard]
-    else:
-        for body in inner_bodies(node):
-            yield body, []
+            matched = Condition("match {}: case {}", (node.subject, case.pattern))
+            yield case.body, [matched, *guard]
+    elif isinstance(node, (*SCOPE_NODES, ast.With, ast.AsyncWith)):
+        yield node.body, []
 
 
-def after_guard(node: ast.stmt) -> list[str]:
+def after_guard(node: ast.stmt) -> list[Condition]:
     """What holds after an early exit (`if x is None: return`): for the statements after it."""
     if not isinstance(node, ast.If):
         return []

@@ -18,7 +18,7 @@ from generator.content.scaffold import slug
 from generator.content.schema import TO_WRITE, derive_id, is_repo_path
 from generator.content.yamldoc import YamlDocument
 from generator.diagnostics import plural
-from generator.git.code import LEFT_OUT, PYTHON_SUFFIXES, Code, left_out_kind
+from generator.git.code import LEFT_OUT, PYTHON_SUFFIXES, Code, left_out_kind, top_packages
 from generator.git.pinning import (
     Pin,
     PinError,
@@ -239,7 +239,8 @@ def scan_repository(
         # The classes and helpers of every module scanned, and of the others that may define
         # what they use.
         needs = frozenset().union(*(module.needs() for module in modules.values()))
-        library = code.library(commit, needs) if under else Library(modules.values())
+        packages = top_packages(modules)
+        library = code.library(commit, needs) if under else Library(modules.values(), packages)
         for path, module in modules.items():
             summary.files_scanned += 1
             sites, skipped = resolved(module, library)
@@ -268,6 +269,9 @@ def scan_repository(
             ids.add(record_id)
             drafts.append(item)
     record_of = {**covered, **drafted}
+    by_path: dict[str, list[Found]] = {}
+    for item in found:
+        by_path.setdefault(item.path, []).append(item)
     for item in drafts:
         path, site = item.path, item.site
         lines = files[path]
@@ -276,7 +280,7 @@ def scan_repository(
         snippet_file = content_root / "snippets" / pin.file_name()
         if not snippet_file.exists():
             atomic_write_text(snippet_file, pin.file_text())
-        related = related_ids(item, found, record_of)
+        related = related_ids(item, by_path[item.path], record_of)
         target = draft_path(out_dir, path, site, record_id)
         text = skeleton(pin, site, record_id, related, places.get(item.key, []))
         atomic_write_text(target, text)
@@ -295,17 +299,17 @@ MAX_RELATED = 5
 
 
 def related_ids(
-    item: Found, found: list[Found], record_of: dict[tuple[str, str, str], str]
+    item: Found, in_file: list[Found], record_of: dict[tuple[str, str, str], str]
 ) -> list[str]:
-    """The records of the raises in the same file that share a condition with this one (best
-    first), or a name it tests: at most five."""
+    """The records of the raises in the same file (`in_file`) that share a condition with
+    this one (best first), or a name it tests: at most five."""
     own = record_of[item.key]
     conditions = set(item.site.conditions)
     names = tested_names(item.site.conditions)
     scored: dict[str, tuple[int, int]] = {}
-    for other in found:
+    for other in in_file:
         other_id = record_of.get(other.key)
-        if other.path != item.path or other_id is None or other_id == own:
+        if other_id is None or other_id == own:
             continue
         shared = len(conditions.intersection(other.site.conditions))
         score = 3 * shared + len(names & tested_names(other.site.conditions))
