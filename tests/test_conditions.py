@@ -12,6 +12,7 @@ from bs4 import BeautifulSoup
 from generator.git.pyraises import ScanSettings, scan_source
 from tests.conftest import run_cli
 from tests.gitrepo import GitRepo
+from tests.test_scan import scan_json
 
 GUARDS = """\
 def nested(cfg):
@@ -122,21 +123,6 @@ EXPECTED = {
 def test_each_guard_shape_gives_its_conditions() -> None:
     sites, _ = scan_source(GUARDS)
     assert {s.template: (s.scope, s.conditions) for s in sites} == EXPECTED
-
-
-def scan_json(repo: GitRepo, content: Path, *extra: str) -> dict:  # type: ignore[type-arg]
-    result = run_cli(
-        "scan",
-        str(repo.path),
-        "--content",
-        str(content),
-        "--repo",
-        "acme/widgets",
-        "--json",
-        *extra,
-    )
-    assert result.exit_code == 0, result.output
-    return json.loads(result.stdout)  # type: ignore[no-any-return]
 
 
 def drafts(content: Path) -> dict[str, dict]:  # type: ignore[type-arg]
@@ -580,16 +566,7 @@ def test_history_tells_the_release_whose_conditions_changed(tmp_path: Path, make
     repo.commit("2.0")
     repo.git("tag", "v2.0")
     content = make_content({})
-    run_cli(
-        "scan",
-        str(repo.path),
-        "--content",
-        str(content),
-        "--repo",
-        "acme/widgets",
-        "--commit",
-        "v1.0",
-    )
+    scan_json(repo, content, "--commit", "v1.0")
     result = run_cli("history", "--content", str(content), "--repo-dir", str(repo.path), "--json")
     assert result.exit_code == 0, result.output
     raised = json.loads(result.stdout)["records"][0]["raised"]
