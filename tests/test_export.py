@@ -256,3 +256,25 @@ def test_an_uncaught_error_the_hook_cannot_read_still_ends_cleanly(module: Path,
         assert result.stderr.splitlines()[-1].startswith(f"See {BASE_URL}errors/")
     else:
         assert "See " not in result.stderr
+
+
+def test_a_record_naming_its_class_dotted_is_found_by_the_class_raised(
+    tmp_path: Path, make_content
+) -> None:  # type: ignore[no-untyped-def]
+    record = valid_record(message="No route exists for name {name!r}.").replace(
+        "exception: ValueError", "exception: starlette.routing.NoMatchFound"
+    )
+    assert "starlette.routing.NoMatchFound" in record
+    content = make_content({"errors/a.yaml": record})
+    target = tmp_path / "errpages_links.py"
+    assert export(content, target, "--base-url", "https://x.example/").returncode == 0
+    code = (
+        "import sys\nsys.path.insert(0, sys.argv[1])\nimport errpages_links as m\n"
+        "class NoMatchFound(Exception): pass\n"
+        "print(m.url_for(NoMatchFound(\"No route exists for name 'home'.\")))"
+    )
+    result = fresh_python(tmp_path, code)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("https://x.example/errors/0123456789abcdef/?name=home"), (
+        result.stdout
+    )

@@ -196,7 +196,9 @@ def compile_matcher(record: RecordSummary, wording: Wording | None = None) -> Ma
         literal_length=sum(len(literal.replace(" ", "")) for literal in literals),
         required_words=frozenset(required),
         words=words(" ".join(literals)),
-        exception=record.exception if wording is None else wording.exception,
+        # The class's own name: a record may write it dotted (`starlette.routing.NoMatchFound`),
+        # a traceback prints either; `named_before` takes `pkg.` before it.
+        exception=(record.exception if wording is None else wording.exception).rsplit(".", 1)[-1],
         former=wording,
     )
 

@@ -151,7 +151,8 @@
     conversions.push(conversion);
     return {
       doc: doc,
-      exception: wording ? wording[1] : doc.exception,
+      /* the class's own name: a record may write it dotted, a traceback prints either */
+      exception: (wording ? wording[1] : doc.exception).split(".").pop(),
       former: wording || null,
       literals: literals,
       gaps: gaps,
