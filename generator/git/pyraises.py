@@ -17,7 +17,7 @@ import re
 import string
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from generator.content.messages import message_parts
 
@@ -242,9 +242,9 @@ def translated_forms(message: ast.expr, translations: frozenset[str]) -> list[as
         return [replaced(copy.deepcopy(message), lambda node: translated_text(node, translations))]
     forms = []
     for chosen in plural_forms(plural):
-        memo: dict[int, object] = {}
+        memo: dict[int, Any] = {}
         copied = copy.deepcopy(message, memo)
-        forms.append(replaced(copied, swapping(memo[id(plural)], chosen)))  # type: ignore[arg-type]
+        forms.append(replaced(copied, swapping(memo[id(plural)], chosen)))
     return [done for form in forms for done in translated_forms(form, translations)]
 
 
@@ -588,6 +588,7 @@ def statement_span(node: ast.stmt) -> tuple[int, int]:
 
 
 SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)  # what `RaiseSite.scope` names
+Scope = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 
 
 class _Scanner:
@@ -606,7 +607,7 @@ class _Scanner:
         # Per function (or module): each name's bindings, and where each statement is.
         self.scopes: dict[int, tuple[dict[str, list[ast.stmt]], dict[int, Branch]]] = {}
         self.raised: dict[tuple[int, str], int] = {}  # the last raise of a variable, by scope
-        self.within: list[ast.stmt] = []  # the classes and functions the walk is in
+        self.within: list[Scope] = []  # the classes and functions the walk is in
         self.pending: list[Pending] = []
         self.classes: list[ExceptionClass] = []
         self.helpers: list[Helper] = []
@@ -630,12 +631,13 @@ class _Scanner:
                 origin = "." * node.level + (node.module or "")
                 self.imported.update((a.asname or a.name, origin) for a in node.names)
             function = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-            name = node.name if isinstance(node, SCOPE_NODES) else None
+            within = node if isinstance(node, SCOPE_NODES) else None
+            name = within.name if within is not None else None
             if function:
                 self.functions.append(statement_span(node))
-            if name is not None:
-                self.names.append(name)
-                self.within.append(node)
+            if within is not None:
+                self.names.append(within.name)
+                self.within.append(within)
             outside, self.conditions = self.conditions, [] if name is not None else self.conditions
             for body, holding in body_conditions(node):
                 if not body:
@@ -802,7 +804,7 @@ class _Scanner:
         value = node.value
         messages: list[ast.expr] = []
         if isinstance(node, ast.Return) and value is not None:
-            messages = [value] if self.within[-1].name == "__str__" else []  # type: ignore[attr-defined]
+            messages = [value] if self.within[-1].name == "__str__" else []
         elif isinstance(node, ast.Assign):
             target = node.targets[0]
             if (
@@ -886,7 +888,7 @@ class _Scanner:
             templates = [t for t in templates if "{" + parameter + "}" in t]
             if templates:
                 place = positional.index(parameter) if parameter in positional else -1
-                owner = self.within[-1].name if method else ""  # type: ignore[attr-defined]
+                owner = self.within[-1].name if method else ""
                 self.helpers.append(
                     Helper(node.name, owner, exception, parameter, place, tuple(templates))
                 )
@@ -895,7 +897,7 @@ class _Scanner:
     def templates(self, node: ast.stmt, exception: str, message: ast.expr) -> tuple[list[str], str]:
         """The templates one argument can be (a variable assigned in two branches: two; an
         `ngettext` call: its two forms), or why it is none."""
-        reason, templates = "", list[str]()
+        reason, templates = "", []
         for held in self.messages_of(message, node):
             for expression in translated_forms(held, self.settings.translations):
                 template = template_of(expression, _Names())
@@ -921,7 +923,8 @@ class _Scanner:
         """A raise site for each message the statement can raise, from the first of the
         arguments that can hold it that has literal text, one that reads as a sentence rather
         than a code (`Error("not_found", "No such item")`); or the reason there is none."""
-        reason, templates = f"{exception} raised without a message", list[str]()
+        reason = f"{exception} raised without a message"
+        templates: list[str] = []
         for number, message in enumerate(messages):
             found, why = self.templates(node, exception, message)
             reason = why if number == 0 else reason
