@@ -128,7 +128,7 @@ class ModuleScan:
 
     def needs(self) -> frozenset[str]:
         """The names of the classes and functions its pending raises wait on."""
-        return frozenset(p.name for p in self.pending) | frozenset(p.owner for p in self.pending)
+        return frozenset(p.name for p in self.pending) | {p.owner for p in self.pending if p.owner}
 
 
 def canonical(template: str) -> str:
@@ -280,15 +280,11 @@ def swapping(target: ast.AST, value: ast.expr) -> Callable[[ast.AST], ast.expr |
     return lambda node: value if node is target else None
 
 
-def call_function_name(call: ast.Call) -> str | None:
-    return last_name(call.func)
-
-
 def translated_text(node: ast.AST, translations: frozenset[str]) -> ast.expr | None:
     """What a `_("…")` or `pgettext(context, "…")` call stands for: its text argument."""
     if not isinstance(node, ast.Call) or node.keywords:
         return None
-    name = call_function_name(node)
+    name = last_name(node.func)
     if name in translations and len(node.args) == 1:
         return node.args[0]
     if name in CONTEXT_FUNCTIONS and len(node.args) == 2:
@@ -300,7 +296,7 @@ def plural_forms(node: ast.AST) -> list[ast.expr]:
     """The singular and plural forms an `ngettext(singular, plural, n)` call chooses from."""
     if not isinstance(node, ast.Call):
         return []
-    first = PLURAL_FUNCTIONS.get(call_function_name(node) or "")
+    first = PLURAL_FUNCTIONS.get(last_name(node.func) or "")
     if first is None or len(node.args) != first + 3:
         return []
     return node.args[first : first + 2]

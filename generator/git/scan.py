@@ -18,7 +18,7 @@ from generator.content.scaffold import slug
 from generator.content.schema import TO_WRITE, derive_id, is_repo_path
 from generator.content.yamldoc import YamlDocument
 from generator.diagnostics import plural
-from generator.git.code import LEFT_OUT, PYTHON_SUFFIXES, Code, left_out_kind, top_packages
+from generator.git.code import LEFT_OUT, PYTHON_SUFFIXES, Code, left_out_kind
 from generator.git.pinning import (
     Pin,
     PinError,
@@ -27,7 +27,7 @@ from generator.git.pinning import (
     snippet_span,
     source_lines,
 )
-from generator.git.pyraises import Library, ModuleScan, RaiseSite, canonical, resolved
+from generator.git.pyraises import ModuleScan, RaiseSite, canonical, resolved
 from generator.git.repo import (
     GitError,
     ObjectReader,
@@ -236,11 +236,9 @@ def scan_repository(
                 continue
             modules[path] = module
             files[path] = source_lines(code.text(commit, path) or "")
-        # The classes and helpers of every module scanned, and of the others that may define
-        # what they use.
+        # The classes and helpers, of the commit's files, that the modules scanned use.
         needs = frozenset().union(*(module.needs() for module in modules.values()))
-        packages = top_packages(modules)
-        library = code.library(commit, needs) if under else Library(modules.values(), packages)
+        library = code.library(commit, needs)
         for path, module in modules.items():
             summary.files_scanned += 1
             sites, skipped = resolved(module, library)
