@@ -48,7 +48,9 @@ lint: install-test
 	$(BIN)/ruff check generator tests benchmarks
 	$(BIN)/ruff format --check generator tests benchmarks
 
+# mypy checks the code under its import name through a link errpages -> generator/.
 typecheck: install-test
+	mkdir -p .venv/typecheck && ln -sfn $(CURDIR)/generator .venv/typecheck/errpages
 	$(BIN)/mypy
 
 ## The whole test suite: lint, types, then pytest (installs Chromium first when it is missing).

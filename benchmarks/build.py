@@ -165,7 +165,7 @@ def clean_rounds(builds: list[CleanBuild]) -> tuple[list[Run], list[float]]:
 
 
 def errpages(*args: str) -> list[str]:
-    return [sys.executable, "-m", "generator", "build", "-q", *args]
+    return [sys.executable, "-m", "errpages", "build", "-q", *args]
 
 
 def load_records(content: Path) -> list[dict]:  # type: ignore[type-arg]
@@ -363,9 +363,9 @@ def compile_errpages() -> None:
     """
     import compileall
 
-    import generator
+    import errpages
 
-    compileall.compile_dir(Path(generator.__file__).parent, quiet=1)
+    compileall.compile_dir(Path(errpages.__file__).parent, quiet=1)
 
 
 def main(counts: list[int], errpages_only: bool = False, history: bool = False) -> None:

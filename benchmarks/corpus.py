@@ -12,7 +12,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from generator.content.schema import derive_id
+from errpages.content.schema import derive_id
 
 EXCEPTIONS = ["ValueError", "TypeError", "RuntimeError", "KeyError", "NotImplementedError"]
 WORDS = (
@@ -135,8 +135,8 @@ def write_histories(count: int, folder: Path, releases: int = 60) -> None:
     releases; each error first raised in one of them, its line moved every few releases,
     reworded once, and one in ten not raised in the last few (its record marked retired, as
     `errpages check` asks)."""
-    from generator.content.history import Pinned, StoredHistory, history_text, runs_of
-    from generator.site.model import Found, Release
+    from errpages.content.history import Pinned, StoredHistory, history_text, runs_of
+    from errpages.site.model import Found, Release
 
     names = [f"v1.{n}.0" for n in range(releases)]
     tags = {

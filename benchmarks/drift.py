@@ -127,7 +127,7 @@ def make_repo(folder: Path, first: dict[str, str], second: dict[str, str]) -> tu
 def errpages(code: Path, *args: str) -> str:
     """Run errpages from `code` (from a folder of its own: `-m` imports from the working one)."""
     env = {**os.environ, "PYTHONPATH": str(code)}
-    command = [sys.executable, "-m", "generator", *args]
+    command = [sys.executable, "-m", "errpages", *args]
     with tempfile.TemporaryDirectory() as elsewhere:
         run = subprocess.run
         return run(

@@ -41,7 +41,7 @@ def messages(content: Path, count: int) -> list[list[str]]:
     """Messages of the site's errors as raised, with values in their placeholders."""
     import yaml
 
-    from generator.content.messages import message_parts
+    from errpages.content.messages import message_parts
 
     found = []
     for path in sorted((content / "errors").rglob("*.yaml"))[:count]:
@@ -71,7 +71,7 @@ def main(count: int) -> None:
     with tempfile.TemporaryDirectory(prefix="errpages-export-bench-") as temp:
         folder = Path(temp)
         target = folder / "errpages_links.py"
-        command = [sys.executable, "-m", "generator", "export", "python", str(target)]
+        command = [sys.executable, "-m", "errpages", "export", "python", str(target)]
         started = time.perf_counter()
         subprocess.run(
             [*command, "--content", str(content), "--base-url", "https://x.example/"],

@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def errpages(*args: str) -> tuple[float, str]:
     start = time.perf_counter()
     result = subprocess.run(
-        [sys.executable, "-m", "generator", *args], capture_output=True, text=True, cwd=ROOT
+        [sys.executable, "-m", "errpages", *args], capture_output=True, text=True, cwd=ROOT
     )
     took = time.perf_counter() - start
     if result.returncode != 0:
@@ -53,8 +53,8 @@ def main() -> None:
     parser.add_argument("--repo", default="pydantic/pydantic")
     options = parser.parse_args()
     sys.path.insert(0, str(ROOT))
-    from generator.git.history import release_tags
-    from generator.git.repo import open_repository
+    from errpages.git.history import release_tags
+    from errpages.git.repo import open_repository
 
     with tempfile.TemporaryDirectory() as folder:
         clone, content = Path(folder) / "clone.git", Path(folder) / "content"

@@ -24,7 +24,7 @@ from urllib.parse import quote
 from playwright.sync_api import Browser, sync_playwright
 
 from benchmarks.corpus import corpus_folder
-from generator.build import BuildReport, build, load_site
+from errpages.build import BuildReport, build, load_site
 from tests.conftest import EXAMPLE_CONTENT
 from tests.lookup_cases import (
     BROWSER_RUNNER,

@@ -20,8 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from generator.git.pyraises import scan_source
-from generator.git.scan import scan_repository
+from errpages.git.pyraises import scan_source
+from errpages.git.scan import scan_repository
 
 RAISES = [
     'raise ValueError("plain message number {n} of module {seed}")',

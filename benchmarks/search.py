@@ -21,7 +21,7 @@ from urllib.parse import urlencode
 from playwright.sync_api import sync_playwright
 
 from benchmarks.corpus import identity, write_corpus
-from generator.build import build
+from errpages.build import build
 
 OUT = Path(__file__).resolve().parent / "out"
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]

@@ -45,7 +45,7 @@ def fetch(url: str) -> str:
 
 def start(code: Path, content: Path, folder: Path) -> tuple[subprocess.Popen[str], str]:
     """`errpages serve` of this content (in a folder of its own); its address once it serves."""
-    command = [sys.executable, "-m", "generator", "serve", "--content", str(content)]
+    command = [sys.executable, "-m", "errpages", "serve", "--content", str(content)]
     env = {**os.environ, "PYTHONPATH": str(code)}
     usage = subprocess.run([*command, "--help"], env=env, capture_output=True, text=True).stdout
     if "--out" in usage:  # code that builds into a folder

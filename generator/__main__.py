@@ -1,6 +1,6 @@
-"""The entry point: `errpages` and `python -m generator`."""
+"""The entry point: `errpages` and `python -m errpages`."""
 
-from generator.cli import main
+from errpages.cli import main
 
 if __name__ == "__main__":
     main()

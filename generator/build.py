@@ -28,18 +28,18 @@ from typing import BinaryIO
 
 from jinja2 import Environment, TemplateError, TemplateSyntaxError
 
-from generator.content.config import normalise_base_url, read_config
-from generator.content.listing import (
+from errpages.content.config import normalise_base_url, read_config
+from errpages.content.listing import (
     ContentFiles,
     display_path,
     list_content,
     shown_records_folder,
 )
-from generator.content.loader import LoadedContent, SnippetFiles, load_content, parse_files
-from generator.content.published import check_published
-from generator.content.schema import validate_document
-from generator.content.yamldoc import parse_yaml
-from generator.diagnostics import (
+from errpages.content.loader import LoadedContent, SnippetFiles, load_content, parse_files
+from errpages.content.published import check_published
+from errpages.content.schema import validate_document
+from errpages.content.yamldoc import parse_yaml
+from errpages.diagnostics import (
     Diagnostic,
     Position,
     error,
@@ -48,8 +48,8 @@ from generator.diagnostics import (
     warning,
     with_source_lines,
 )
-from generator.memo.cache import BuildCache, RecordEntry, Written, load_cache
-from generator.memo.fingerprint import (
+from errpages.memo.cache import BuildCache, RecordEntry, Written, load_cache
+from errpages.memo.fingerprint import (
     DEFAULT_CACHE_DIR,
     BuildOptions,
     Progress,
@@ -62,11 +62,11 @@ from generator.memo.fingerprint import (
     tree_fingerprint,
     unchanged_since,
 )
-from generator.memo.memo import Digests, Memo
-from generator.outputs import OutputFile, Planned
-from generator.outputs.api import api_files, errors_index, index_entry
-from generator.outputs.assets import asset_files
-from generator.outputs.hosting import (
+from errpages.memo.memo import Digests, Memo
+from errpages.outputs import OutputFile, Planned
+from errpages.outputs.api import api_files, errors_index, index_entry
+from errpages.outputs.assets import asset_files
+from errpages.outputs.hosting import (
     Layout,
     dump_identity,
     dump_stat,
@@ -77,9 +77,9 @@ from generator.outputs.hosting import (
     source_date,
     write_ndjson,
 )
-from generator.outputs.linkcheck import check_cross_links, check_page
-from generator.outputs.pages import page_files
-from generator.outputs.records import (
+from errpages.outputs.linkcheck import check_cross_links, check_page
+from errpages.outputs.pages import page_files
+from errpages.outputs.records import (
     RenderTask,
     UnitEntry,
     kept_units,
@@ -88,10 +88,10 @@ from generator.outputs.records import (
     unit_entry,
     unit_inputs,
 )
-from generator.outputs.search import (
+from errpages.outputs.search import (
     search_files,
 )
-from generator.outputs.write import (
+from errpages.outputs.write import (
     OutputBusy,
     Staging,
     check_collisions,
@@ -99,16 +99,16 @@ from generator.outputs.write import (
     foreign_files,
     output_lock,
 )
-from generator.parallel import (
+from errpages.parallel import (
     WorkerPool,
     collector_paused,
 )
-from generator.render.templates import make_environment
-from generator.render.themes import BUILTIN_THEMES, theme_layers
-from generator.site import urls
-from generator.site.history import site_wordings, unmarked_retired
-from generator.site.links import link_records
-from generator.site.model import (
+from errpages.render.templates import make_environment
+from errpages.render.themes import BUILTIN_THEMES, theme_layers
+from errpages.site import urls
+from errpages.site.history import site_wordings, unmarked_retired
+from errpages.site.links import link_records
+from errpages.site.model import (
     Record,
     RecordStore,
     RecordSummary,

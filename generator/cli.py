@@ -16,20 +16,21 @@ from urllib.parse import urlencode
 
 import click
 
-from generator import __version__
-from generator.content.listing import display_path
-from generator.diagnostics import Diagnostic, Level, plural, printable
-from generator.memo.fingerprint import DEFAULT_CACHE_DIR, BuildOptions, up_to_date
-from generator.site import urls
-from generator.site.model import Site, SiteConfig
+from errpages import __version__
+from errpages.content.listing import display_path
+from errpages.diagnostics import Diagnostic, Level, plural, printable
+from errpages.memo.fingerprint import DEFAULT_CACHE_DIR, BuildOptions, up_to_date
+from errpages.project import FOLDER_SETTINGS, ProjectError, ProjectSettings, project_settings
+from errpages.site import urls
+from errpages.site.model import Site, SiteConfig
 
 # Each command imports what only it needs (building, scanning, pinning, serving, ...) when it
 # runs: `errpages build` with nothing to do ends before the renderers would be imported.
 if TYPE_CHECKING:
     from tqdm import tqdm
 
-    from generator.build import BuildReport
-    from generator.site.lookup import LookupMatch
+    from errpages.build import BuildReport
+    from errpages.site.lookup import LookupMatch
 
 CONTENT_OPTION = click.option(
     "--content",
@@ -39,7 +40,9 @@ CONTENT_OPTION = click.option(
     show_default=True,
     help="The content folder (site.yaml, errors/, snippets/).",
 )
-STRICT_OPTION = click.option("--strict", is_flag=True, help="Treat warnings as errors.")
+STRICT_OPTION = click.option(
+    "--strict/--no-strict", default=False, help="Treat warnings as errors."
+)
 CACHE_DIR_OPTION = click.option(
     "--cache-dir",
     type=click.Path(file_okay=False, path_type=Path),
@@ -48,7 +51,9 @@ CACHE_DIR_OPTION = click.option(
     help="Where the build cache lives.",
 )
 DRAFTS_OPTION = click.option(
-    "--drafts", is_flag=True, help="Include records marked 'draft: true' (left out by default)."
+    "--drafts/--no-drafts",
+    default=False,
+    help="Include records marked 'draft: true' (left out by default).",
 )
 
 
@@ -117,17 +122,41 @@ def built_line(report: BuildReport, out: Path, elapsed: float, shard: tuple[int,
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="errpages")
-def cli() -> None:
-    """errpages: build a static site with a page behind every error message."""
+@click.pass_context
+def cli(ctx: click.Context) -> None:
+    """errpages: build a static site with a page behind every error message.
+
+    Settings a project uses on every run (content, out, base-url, ...) can live in
+    [tool.errpages] of its pyproject.toml; an option given here wins.
+    """
+    try:
+        settings = project_settings()
+    except ProjectError as exc:
+        click.echo(f"errpages: {printable(str(exc))}", err=True)
+        sys.exit(2)
+    if settings is not None:
+        ctx.default_map = option_defaults(cli, settings)
+
+
+def option_defaults(command: click.Command, settings: ProjectSettings) -> dict[str, Any]:
+    """click's default map: each setting for every command with a parameter of its name, and
+    the other folders' defaults (content, site, ...) in the project's folder too."""
+    if isinstance(command, click.Group):
+        return {name: option_defaults(sub, settings) for name, sub in command.commands.items()}
+    defaults: dict[str, Any] = {}
+    for param in command.params:
+        if param.name in settings.defaults:
+            defaults[param.name] = settings.defaults[param.name]
+        elif param.name in FOLDER_SETTINGS and isinstance(param.default, Path):
+            defaults[param.name] = settings.folder(param.default)
+    return defaults
 
 
 def base_url_argument(_ctx: click.Context, _param: click.Parameter, value: Any) -> Any:
     """--base-url, held to what base_url in site.yaml must be."""
     if not value:
         return value  # without importing the settings' reader: a no-op build never needs it
-    from generator.content.config import URL_RE
-
-    if not URL_RE.fullmatch(value):
+    if not urls.URL_RE.fullmatch(value):
         raise click.BadParameter(f"{value!r} is not an http(s) URL")
     return value
 
@@ -201,7 +230,7 @@ def build_command(
             elapsed = time.perf_counter() - started
             click.echo(f"Nothing changed; {display_path(out)} is up to date ({elapsed:.2f}s).")
         return
-    from generator.build import build
+    from errpages.build import build
 
     progress = ProgressBar("Rendering", enabled=not quiet)
     try:
@@ -273,7 +302,7 @@ def build_command(
 )
 def check_command(content: Path, strict: bool, drafts: bool, output_format: str) -> None:
     """Validate, render and link-check the content as a build does, writing nothing of yours."""
-    from generator.build import build
+    from errpages.build import build
 
     report = build(content, None, strict=strict, include_drafts=drafts)
     if output_format == "json":
@@ -342,15 +371,15 @@ def new_command(
     content: Path, repo: str | None, exception: str | None, message: str | None, force: bool
 ) -> None:
     """Scaffold a new error record with a fresh id."""
-    from generator.build import BuildReport, load_site
-    from generator.content.scaffold import (
+    from errpages.build import BuildReport, load_site
+    from errpages.content.scaffold import (
         fresh_id,
         new_record_path,
         record_text,
         schema_reference,
         write_new_record,
     )
-    from generator.content.schema import REPO_RE
+    from errpages.content.schema import REPO_RE
 
     repo = ask(repo, "Repo")
     if not REPO_RE.fullmatch(repo):
@@ -416,9 +445,9 @@ def lookup_command(
     drafts: bool,
 ) -> None:
     """Find the errors a traceback or log shows. Exit 1 when nothing matches."""
-    from generator.build import content_folder_missing
-    from generator.site.history import site_wordings
-    from generator.site.lookup import compile_matchers, lookup
+    from errpages.build import content_folder_missing
+    from errpages.site.history import site_wordings
+    from errpages.site.lookup import compile_matchers, lookup
 
     if not content.is_dir():
         fail_on(content_folder_missing(content))
@@ -509,7 +538,7 @@ def site_or_exit(
     check_registry: bool = True,
 ) -> Site:
     """The records of the content, linked; or its problems printed, `refusal` said, exit 1."""
-    from generator.build import BuildReport, content_folder_missing, load_site
+    from errpages.build import BuildReport, content_folder_missing, load_site
 
     if not content.is_dir():
         fail_on(content_folder_missing(content))
@@ -539,9 +568,9 @@ REPO_DIR = click.option(
 )
 def export_command(language: str, target: Path, content: Path, base_url: str | None) -> None:
     """Write a module that links raised errors to their pages, for a library to vendor."""
-    from generator.build import no_base_url
-    from generator.content.files import atomic_write_text
-    from generator.outputs.export import python_module
+    from errpages.build import no_base_url
+    from errpages.content.files import atomic_write_text
+    from errpages.outputs.export import python_module
 
     site = site_or_exit(content, base_url, "Cannot export")
     if not site.config.base_url:
@@ -574,9 +603,9 @@ def pin_command(
     record: str, content: Path, repo_dir: Path, rev: str, context: int | None, force: bool
 ) -> None:
     """Pin RECORD (a record file or id) to a commit of the project's repository."""
-    from generator.git.pin import pin_record
-    from generator.git.pinning import PinError
-    from generator.git.repo import GitError
+    from errpages.git.pin import pin_record
+    from errpages.git.pinning import PinError
+    from errpages.git.repo import GitError
 
     try:
         result = pin_record(content, record, repo_dir, rev, context, force)
@@ -608,6 +637,7 @@ def pin_command(
 )
 @click.option(
     "--out",
+    "records_folder",
     type=click.Path(file_okay=False, path_type=Path),
     help="Where new records go (default: content/errors/OWNER/NAME).",
 )
@@ -619,14 +649,14 @@ def scan_command(
     rev: str,
     under: str,
     include_tests: bool,
-    out: Path | None,
+    records_folder: Path | None,
     as_json: bool,
 ) -> None:
     """Scaffold a draft record for every raise site in REPO_DIR that has no record yet."""
-    from generator.content.schema import REPO_RE
-    from generator.git.pinning import PinError
-    from generator.git.repo import GitError
-    from generator.git.scan import scan_repository
+    from errpages.content.schema import REPO_RE
+    from errpages.git.pinning import PinError
+    from errpages.git.repo import GitError
+    from errpages.git.scan import scan_repository
 
     if not REPO_RE.fullmatch(repo):
         raise click.BadParameter(f"{repo!r} is not owner/name", param_hint="--repo")
@@ -634,7 +664,7 @@ def scan_command(
         progress = ProgressBar("Scanning", enabled=not as_json, unit="file")
         try:
             summary = scan_repository(
-                content, repo_dir, repo, rev, under, out, progress, include_tests
+                content, repo_dir, repo, rev, under, records_folder, progress, include_tests
             )
         finally:
             progress.close()
@@ -666,9 +696,9 @@ def drift_command(
     strict: bool,
 ) -> None:
     """Check pinned records against the repository: same, moved, changed or removed."""
-    from generator.git.drift import drift_table, run_drift, save_drift
-    from generator.git.pinning import PinError
-    from generator.git.repo import GitError
+    from errpages.git.drift import drift_table, run_drift, save_drift
+    from errpages.git.pinning import PinError
+    from errpages.git.repo import GitError
 
     try:
         progress = ProgressBar("Checking", enabled=not as_json, unit="record")
@@ -736,16 +766,16 @@ def history_command(
     content: Path, repo_dir: Path, repo: str | None, pattern: str | None, rev: str, as_json: bool
 ) -> None:
     """Find in which releases each record's error is raised, and save it in content/history/."""
-    from generator.content.schema import REPO_RE
-    from generator.git.history import (
+    from errpages.content.schema import REPO_RE
+    from errpages.git.history import (
         HistoryError,
         history_json,
         history_table,
         run_history,
         unparsed_summary,
     )
-    from generator.git.pinning import PinError
-    from generator.git.repo import GitError
+    from errpages.git.pinning import PinError
+    from errpages.git.repo import GitError
 
     if repo is not None and not REPO_RE.fullmatch(repo):
         raise click.BadParameter(f"{repo!r} is not owner/name", param_hint="--repo")
@@ -780,7 +810,7 @@ def history_command(
 @click.argument("folder", type=click.Path(file_okay=False, path_type=Path), default=Path("."))
 def init_command(folder: Path) -> None:
     """Start a site in FOLDER (default: here): content/ with settings and an example error."""
-    from generator.content.starter import NotStarted, init_site
+    from errpages.content.starter import NotStarted, init_site
 
     try:
         started = init_site(folder)
@@ -811,9 +841,9 @@ def ids_group() -> None:
 @CONTENT_OPTION
 def ids_record_command(content: Path) -> None:
     """Add the ids the content publishes (no drafts) to the registry; run it after a deploy."""
-    from generator.content.files import atomic_write_text, editing
-    from generator.content.loader import load_manifest
-    from generator.content.published import MANIFEST, Manifest, with_recorded
+    from errpages.content.files import atomic_write_text, editing
+    from errpages.content.loader import load_manifest
+    from errpages.content.published import MANIFEST, Manifest, with_recorded
 
     site = site_or_exit(content, None, "Nothing recorded")
     path = content / MANIFEST
@@ -837,7 +867,7 @@ def ids_record_command(content: Path) -> None:
 
 
 def error_id_argument(_ctx: click.Context, _param: click.Parameter, values: Any) -> Any:
-    from generator.content.schema import ID_RE
+    from errpages.content.schema import ID_RE
 
     for value in values:
         if not ID_RE.fullmatch(value):
@@ -850,9 +880,9 @@ def error_id_argument(_ctx: click.Context, _param: click.Parameter, values: Any)
 @CONTENT_OPTION
 def ids_forget_command(error_ids: tuple[str, ...], content: Path) -> None:
     """Take back ids recorded by mistake that never went live (never a deployed one)."""
-    from generator.content.files import atomic_write_text, editing
-    from generator.content.loader import load_manifest
-    from generator.content.published import MANIFEST, without
+    from errpages.content.files import atomic_write_text, editing
+    from errpages.content.loader import load_manifest
+    from errpages.content.published import MANIFEST, without
 
     path = content / MANIFEST
     if not path.exists():
@@ -891,10 +921,10 @@ def ids_forget_command(error_ids: tuple[str, ...], content: Path) -> None:
 def serve_command(content: Path, host: str, port: int, no_watch: bool, drafts: bool) -> None:
     """Serve the site on http://127.0.0.1:PORT/ from memory, and reload the tabs on every
     change; each page is made when it is asked for (`build` makes the site to publish)."""
-    from generator.build import theme_folders
-    from generator.serve.dev import LiveHandler, LiveState, watch_and_update
-    from generator.serve.session import Session
-    from generator.serve.static import Found, free_port_server, url_of
+    from errpages.build import theme_folders
+    from errpages.serve.dev import LiveHandler, LiveState, watch_and_update
+    from errpages.serve.session import Session
+    from errpages.serve.static import Found, free_port_server, url_of
 
     state = LiveState()
     said: set[Diagnostic] = set()  # each warning and broken link is said once a session
@@ -969,7 +999,7 @@ def theme_group() -> None:
 @click.option("--force", is_flag=True, help="Copy into a folder that is not empty.")
 def theme_eject_command(target: Path, force: bool) -> None:
     """Copy the default theme to TARGET (default themes/mytheme) to start a theme from."""
-    from generator.render.themes import eject_theme
+    from errpages.render.themes import eject_theme
 
     try:
         copied = eject_theme(target, force)
@@ -992,7 +1022,7 @@ def theme_eject_command(target: Path, force: bool) -> None:
 )
 def schema_command(write_to: Path | None) -> None:
     """Print the record format as a JSON Schema."""
-    from generator.content.record_schema import record_schema
+    from errpages.content.record_schema import record_schema
 
     text = json.dumps(record_schema(), indent=2, ensure_ascii=False) + "\n"
     if write_to is None:

@@ -11,7 +11,7 @@ import pytest
 from bs4 import BeautifulSoup
 from click.testing import CliRunner, Result
 
-from generator.cli import cli
+from errpages.cli import cli
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE_CONTENT = REPO_ROOT / "content"
@@ -108,7 +108,7 @@ class Served:
         import threading
 
         self.process = subprocess.Popen(
-            [sys.executable, "-u", "-m", "generator", "serve", "--port", "0", *args],
+            [sys.executable, "-u", "-m", "errpages", "serve", "--port", "0", *args],
             cwd=REPO_ROOT,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,

@@ -10,7 +10,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from generator.build import build
+from errpages.build import build
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 CONTENT = Path(__file__).resolve().parent.parent / "content"

@@ -14,8 +14,8 @@ from typing import Any
 
 import yaml
 
-from generator.site.lookup import compile_matchers, lookup
-from generator.site.model import Record, Snippet, Source, Wording
+from errpages.site.lookup import compile_matchers, lookup
+from errpages.site.model import Record, Snippet, Source, Wording
 
 CASES_FILE = Path(__file__).resolve().parent / "lookup_cases.yaml"
 LOOKUP_JS = Path(__file__).resolve().parent.parent / "themes" / "default" / "static" / "lookup.js"
@@ -180,7 +180,7 @@ def random_cases(seed: int, count: int) -> list[LookupCase]:
 
 
 def re_split_placeholders(template: str) -> list[str]:
-    from generator.content.messages import TOKEN_RE
+    from errpages.content.messages import TOKEN_RE
 
     parts, last = [], 0
     for found in TOKEN_RE.finditer(template):

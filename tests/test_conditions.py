@@ -9,7 +9,7 @@ from pathlib import Path
 import yaml
 from bs4 import BeautifulSoup
 
-from generator.git.pyraises import ScanSettings, scan_source
+from errpages.git.pyraises import ScanSettings, scan_source
 from tests.conftest import run_cli
 from tests.gitrepo import GitRepo
 from tests.test_scan import scan_json

@@ -146,7 +146,7 @@ def test_exit_codes_from_the_real_command(make_content, tmp_path: Path) -> None:
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, "-m", "generator", *args],
+            [sys.executable, "-m", "errpages", *args],
             capture_output=True,
             text=True,
             cwd=REPO_ROOT,

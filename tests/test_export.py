@@ -11,8 +11,8 @@ from urllib.parse import urlencode
 import pytest
 import yaml
 
-from generator.content.messages import message_parts
-from generator.content.schema import derive_id
+from errpages.content.messages import message_parts
+from errpages.content.schema import derive_id
 from tests.conftest import EXAMPLE_CONTENT, valid_record
 
 BASE_URL = "https://errors.example.org/"
@@ -29,7 +29,7 @@ print(json.dumps([links.url_for(getattr(__builtins__, kind)(message)) for kind, 
 
 
 def export(content: Path, target: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "generator", "export", "python", str(target)]
+    command = [sys.executable, "-m", "errpages", "export", "python", str(target)]
     return subprocess.run(
         [*command, "--content", str(content), *extra], capture_output=True, text=True, check=False
     )

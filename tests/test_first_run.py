@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
+import tarfile
 import time
 import urllib.error
 import urllib.request
@@ -14,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from generator.content.listing import display_path
-from generator.content.record_schema import record_schema
+from errpages.content.listing import display_path
+from errpages.content.record_schema import record_schema
 from tests.conftest import REPO_ROOT, Served, run_cli, valid_record
 
 INVALID = Path(__file__).resolve().parent / "invalid"
@@ -250,22 +252,68 @@ def test_every_format_numbers_lines_and_columns_alike(case: str, monkeypatch) ->
         assert where in annotation.replace("%2C", ","), annotation
 
 
-def test_installing_prints_no_packaging_warning_and_ships_the_theme(tmp_path: Path) -> None:
+def test_the_release_files_build_check_and_install_as_errpages(tmp_path: Path) -> None:
+    """`python -m build` makes a wheel and an sdist that twine accepts; the wheel installs
+    the package `errpages` with its theme and nothing else at the top level."""
+    dist = tmp_path / "dist"
     built = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(tmp_path), str(REPO_ROOT)],
+        [sys.executable, "-m", "build", "--outdir", str(dist), str(REPO_ROOT)],
         capture_output=True,
         text=True,
         check=False,
     )
     assert built.returncode == 0, built.stderr
     printed = built.stdout + built.stderr
-    assert "Warning" not in printed and "absent from" not in printed, printed
-    with zipfile.ZipFile(next(tmp_path.glob("errpages-*.whl"))) as wheel:
-        shipped = {name for name in wheel.namelist() if name.startswith("generator/themes/")}
+    assert "SetuptoolsDeprecationWarning" not in printed and "absent from" not in printed
+    (wheel_path,) = dist.glob("errpages-*.whl")
+    (sdist_path,) = dist.glob("errpages-*.tar.gz")
+    checked = subprocess.run(
+        [sys.executable, "-m", "twine", "check", "--strict", str(wheel_path), str(sdist_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    with zipfile.ZipFile(wheel_path) as wheel:
+        names = wheel.namelist()
+    assert {name.split("/")[0] for name in names} == {
+        "errpages",
+        f"{wheel_path.name.split('-')[0]}-{wheel_path.name.split('-')[1]}.dist-info",
+    }
     theme = REPO_ROOT / "themes"
-    expected = {
-        f"generator/themes/{p.relative_to(theme).as_posix()}"
+    assert {n for n in names if n.startswith("errpages/themes/")} == {
+        f"errpages/themes/{p.relative_to(theme).as_posix()}"
         for p in theme.rglob("*")
         if p.is_file()
     }
-    assert shipped == expected
+    with tarfile.open(sdist_path) as sdist:
+        top = {"/".join(name.split("/")[1:2]) for name in sdist.getnames()}
+    assert {"CHANGELOG.md", "LICENSE", "README.md", "generator", "themes"} <= top
+    target = tmp_path / "installed"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--target",
+            str(target),
+            str(wheel_path),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    installed = {p.name for p in target.iterdir() if not p.name.endswith(".dist-info")}
+    assert installed == {"errpages", "bin"}  # the package, and the `errpages` console script
+    assert (target / "bin" / "errpages").is_file()
+    version = subprocess.run(
+        [sys.executable, "-m", "errpages", "--version"],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(target)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert version.stdout.strip() == f"errpages, version {wheel_path.name.split('-')[1]}"

@@ -367,7 +367,7 @@ def test_a_release_whose_file_this_python_cannot_parse_is_said_not_silently_miss
 
 
 def test_serve_reads_a_history_file_again_only_when_it_changed(project) -> None:  # type: ignore[no-untyped-def]
-    from generator.serve.session import Session
+    from errpages.serve.session import Session
 
     repo, _, content, ids = project
     history(content, repo)

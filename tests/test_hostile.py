@@ -54,7 +54,7 @@ def build(content: Path, out: Path, *extra: str) -> subprocess.CompletedProcess[
         [
             sys.executable,
             "-m",
-            "generator",
+            "errpages",
             "build",
             "--content",
             str(content),
@@ -313,7 +313,7 @@ def test_tree_hostile_case(case: str, tmp_path: Path) -> None:
     assert "TOP SECRET" not in result.stderr + result.stdout
 
 
-ERRPAGES = (sys.executable, "-m", "generator")
+ERRPAGES = (sys.executable, "-m", "errpages")
 PASTED = "\x1b]0;PWNED\x07\x1b[2J \x1b]0;VALUE\x07"
 FORGED = "\n::error file=README.md,line=1::INJECTED"
 TITLE = "\x1b]0;PWNED\x07"
@@ -373,7 +373,7 @@ def test_control_characters_are_shown_and_the_feed_stays_well_formed(
     content = make_content({"errors/a.yaml": record, "site.yaml": "base_url: https://e.example/\n"})
     out = tmp_path / "site"
     result = subprocess.run(
-        [sys.executable, "-m", "generator", "build", "--content", str(content), "--out", str(out)],
+        [sys.executable, "-m", "errpages", "build", "--content", str(content), "--out", str(out)],
         capture_output=True,
         text=True,
         cwd=REPO_ROOT,

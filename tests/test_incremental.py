@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 
 from benchmarks.corpus import write_corpus
-from generator import build as build_module
-from generator.build import build, record_versions
-from generator.content.listing import shown_records_folder
-from generator.memo import cache as cache_module
-from generator.memo.fingerprint import code_version
-from generator.outputs import pages as pages_module
+from errpages import build as build_module
+from errpages.build import build, record_versions
+from errpages.content.listing import shown_records_folder
+from errpages.memo import cache as cache_module
+from errpages.memo.fingerprint import code_version
+from errpages.outputs import pages as pages_module
 from tests.conftest import REPO_ROOT, leftovers
 
 
@@ -166,7 +166,7 @@ def test_a_spare_that_cannot_be_made_leaves_the_build_whole(
         raise OSError(31, "Too many links")
 
     with monkeypatch.context() as patch:
-        patch.setattr("generator.outputs.write.os.link", no_links)
+        patch.setattr("errpages.outputs.write.os.link", no_links)
         incremental(content, out, cache)
     assert not spare.exists()
     assert leftovers(out.parent) == []
@@ -265,7 +265,7 @@ def test_after_a_full_rebuild_the_next_build_is_incremental_again(
     spare = out.parent / f".{out.name}.spare"
     incremental(content, out, cache)
     real = code_version()
-    monkeypatch.setattr("generator.build.code_version", lambda: real + "-next")
+    monkeypatch.setattr("errpages.build.code_version", lambda: real + "-next")
     incremental(content, out, cache)
     spare_inode = spare.stat().st_ino
     edit_record(content, 3, "is checked while", "is checked later while")

@@ -23,8 +23,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from benchmarks.corpus import write_corpus
-from generator.build import build
-from generator.serve.session import Session
+from errpages.build import build
+from errpages.serve.session import Session
 from tests.test_incremental import snapshot
 
 REPO_ROOT = Path(__file__).resolve().parent.parent

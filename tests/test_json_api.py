@@ -9,8 +9,8 @@ from typing import Any
 import jsonschema
 import yaml
 
-from generator.content.record_schema import record_schema
-from generator.content.schema import derive_id
+from errpages.content.record_schema import record_schema
+from errpages.content.schema import derive_id
 from tests.conftest import EXAMPLE_CONTENT, REPO_ROOT
 
 

@@ -36,7 +36,7 @@ def build_command(content: Path, out: Path) -> list[str]:
     return [
         sys.executable,
         "-m",
-        "generator",
+        "errpages",
         "build",
         "-q",
         "--content",

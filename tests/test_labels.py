@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from benchmarks.corpus import write_corpus
-from generator.site import links
-from generator.site.links import cut_after, distinct_labels, first_difference, short_text
-from generator.site.model import RecordSummary
+from errpages.site import links
+from errpages.site.links import cut_after, distinct_labels, first_difference, short_text
+from errpages.site.model import RecordSummary
 from tests.conftest import parse_html, run_cli
 
 

@@ -47,7 +47,7 @@ def test_lookup_command_on_example_content(as_json: bool) -> None:
 def test_lookup_command_reads_stdin_and_exits_1_without_match() -> None:
     from click.testing import CliRunner
 
-    from generator.cli import cli
+    from errpages.cli import cli
 
     runner = CliRunner()
     result = runner.invoke(cli, ["lookup", "--content", str(EXAMPLE_CONTENT)], input="all good\n")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import yaml
 
-from generator.content.schema import derive_id
+from errpages.content.schema import derive_id
 from tests.conftest import run_cli, valid_record
 
 

@@ -14,7 +14,7 @@ import pytest
 from benchmarks.corpus import write_corpus
 from tests.conftest import REPO_ROOT, run_cli, valid_record
 
-ERRPAGES = [sys.executable, "-m", "generator"]
+ERRPAGES = [sys.executable, "-m", "errpages"]
 
 
 def errpages(*args: str, cwd: Path = REPO_ROOT) -> subprocess.CompletedProcess[str]:

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from generator.outputs.write import MARKER, lock_file
+from errpages.outputs.write import MARKER, lock_file
 from tests.conftest import REPO_ROOT, Served, run_cli, valid_record
 from tests.test_content_errors import tree_digest
 
-ERRPAGES = (sys.executable, "-m", "generator")
+ERRPAGES = (sys.executable, "-m", "errpages")
 
 
 def many_records(content: Path, count: int, word: str) -> None:

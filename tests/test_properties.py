@@ -12,14 +12,14 @@ from bs4 import BeautifulSoup
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generator.build import build
-from generator.content.messages import message_parts
-from generator.content.schema import RECORD_KEYS
-from generator.outputs.search import search_files
-from generator.render.reveal import reveal_text
-from generator.render.templates import make_environment, render_error_page
-from generator.site.links import distinct_labels
-from generator.site.model import ErrorLinks, Record, RecordSummary, SiteConfig, Snippet, Source
+from errpages.build import build
+from errpages.content.messages import message_parts
+from errpages.content.schema import RECORD_KEYS
+from errpages.outputs.search import search_files
+from errpages.render.reveal import reveal_text
+from errpages.render.templates import make_environment, render_error_page
+from errpages.site.links import distinct_labels
+from errpages.site.model import ErrorLinks, Record, RecordSummary, SiteConfig, Snippet, Source
 from tests.conftest import REPO_ROOT, valid_record
 
 THEME = REPO_ROOT / "themes" / "default"
@@ -156,7 +156,7 @@ def test_fast_python_highlighter_keeps_every_character_and_balances_spans(code: 
     """One HTML fragment per line; strip the tags, unescape, and the code is back, unchanged."""
     import html
 
-    from generator.render.pylex import python_html_lines
+    from errpages.render.pylex import python_html_lines
 
     lines = python_html_lines(code)
     assert len(lines) == code.count("\n") + 1
@@ -173,7 +173,7 @@ def test_fast_python_highlighter_matches_pygments_on_everyday_code() -> None:
     from pygments.formatters import HtmlFormatter
     from pygments.lexers import PythonLexer
 
-    from generator.render.pylex import python_html_lines
+    from errpages.render.pylex import python_html_lines
 
     code = (
         "@dataclass(frozen=True)\n"
@@ -193,7 +193,7 @@ def test_feed_escaping_is_what_xml_sax_saxutils_gives(text: str) -> None:
     from xml.sax.saxutils import escape as stdlib_escape
     from xml.sax.saxutils import quoteattr as stdlib_quoteattr
 
-    from generator.outputs.hosting import escape, quoteattr
+    from errpages.outputs.hosting import escape, quoteattr
 
     assert escape(text) == stdlib_escape(text)
     assert quoteattr(text) == stdlib_quoteattr(text)
@@ -207,7 +207,7 @@ pieces = st.sampled_from(['href="', 'src="', 'action="', '"', " ", "\n", "\u00a0
 def test_link_attributes_are_what_the_pattern_finds(text: str) -> None:
     """The link checker's plain searches find what the regular expression finds, overlaps and
     all (an attribute value ending in ` src=` is not a src attribute)."""
-    from generator.outputs.linkcheck import link_attributes
+    from errpages.outputs.linkcheck import link_attributes
 
     expected = [(m.start(), m.end(), m.group(1)) for m in LINK_PATTERN.finditer(text)]
     assert link_attributes(text) == expected

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from generator.content.published import HEADER, OLD_HEADER
-from generator.content.schema import derive_id
+from errpages.content.published import HEADER, OLD_HEADER
+from errpages.content.schema import derive_id
 from tests.conftest import run_cli, valid_record
 from tests.gitrepo import GitRepo
 from tests.test_content_errors import tree_digest

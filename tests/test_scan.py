@@ -7,7 +7,7 @@ from pathlib import Path
 
 import yaml
 
-from generator.git.pyraises import canonical, scan_source
+from errpages.git.pyraises import canonical, scan_source
 from tests.conftest import FIXTURES, run_cli
 from tests.gitrepo import GitRepo
 

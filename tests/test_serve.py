@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.serve.static import Found, make_server, site_path, url_of
+from errpages.serve.static import Found, make_server, site_path, url_of
 from tests.conftest import valid_record
 
 SITE = {
@@ -143,7 +143,7 @@ def test_a_path_part_longer_than_any_file_name_is_not_found(served: tuple[str, i
 
 
 def test_the_live_server_refuses_other_hosts_its_pages_and_its_events() -> None:
-    from generator.serve.dev import EVENTS_PATH, LiveHandler, LiveState
+    from errpages.serve.dev import EVENTS_PATH, LiveHandler, LiveState
 
     def draft(path: str) -> Found | None:
         return (b"<p>draft page</p>", []) if path == "index.html" else None
@@ -162,7 +162,7 @@ def test_the_live_server_refuses_other_hosts_its_pages_and_its_events() -> None:
 
 
 def test_a_page_its_template_cannot_make_says_why(make_content, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    from generator.serve.session import Session
+    from errpages.serve.session import Session
 
     content = make_content({"errors/a.yaml": valid_record(), "site.yaml": "theme: mytheme\n"})
     templates = tmp_path / "mytheme" / "templates"
@@ -203,7 +203,7 @@ def test_every_response_is_for_this_origin_only_and_head_has_no_body() -> None:
     says it is for this origin's pages only and nothing but its type, and HEAD gets headers."""
     import http.client
 
-    from generator.serve.dev import EVENTS_PATH, SCRIPT_PATH, LiveHandler, LiveState
+    from errpages.serve.dev import EVENTS_PATH, SCRIPT_PATH, LiveHandler, LiveState
 
     server = make_server(read, "127.0.0.1", 0, quiet=True, handler=LiveHandler, state=LiveState())
     threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.corpus import write_corpus
-from generator.build import build
+from errpages.build import build
 from tests.conftest import run_cli
 from tests.test_incremental import snapshot
 

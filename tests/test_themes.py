@@ -102,7 +102,7 @@ def test_installed_package_builds_outside_the_repository(tmp_path: Path) -> None
     (work / "content" / "errors").mkdir(parents=True)
     (work / "content" / "errors" / "a.yaml").write_text(valid_record())
     # The installed copy comes first on the path; the dependencies come from this environment.
-    code = "import generator, sys; print(generator.__file__, file=sys.stderr); from generator.cli import main; main()"
+    code = "import errpages, sys; print(errpages.__file__, file=sys.stderr); from errpages.cli import main; main()"
     env = {**os.environ, "PYTHONPATH": str(target)}
     result = subprocess.run(
         [sys.executable, "-c", code, "build", "--no-cache"],
@@ -111,7 +111,7 @@ def test_installed_package_builds_outside_the_repository(tmp_path: Path) -> None
         capture_output=True,
         text=True,
     )
-    assert str(target / "generator" / "__init__.py") in result.stderr
+    assert str(target / "errpages" / "__init__.py") in result.stderr
     assert result.returncode == 0, result.stderr
     assert (work / "site" / "errors" / "0123456789abcdef" / "index.html").is_file()
     assert (work / "site" / "assets" / "search.js").is_file()
@@ -162,7 +162,7 @@ def test_a_theme_from_a_pull_request_runs_no_code(
     (content / "t" / "templates" / "error.html").write_text(inside_main)
     out = tmp_path / "site"
     result = subprocess.run(
-        [sys.executable, "-m", "generator", "build", "--content", str(content), "--out", str(out)],
+        [sys.executable, "-m", "errpages", "build", "--content", str(content), "--out", str(out)],
         cwd=tmp_path,
         capture_output=True,
         text=True,

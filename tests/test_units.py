@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from generator.content.messages import placeholder_names
-from generator.content.schema import derive_id, normalise_snippet_name
-from generator.outputs.write import _exchange
-from generator.render.markdown import is_safe_url, render_markdown
-from generator.render.templates import message_html
-from generator.site.links import short_text
-from generator.site.model import Analysis, Record, Snippet, Source
+from errpages.content.messages import placeholder_names
+from errpages.content.schema import derive_id, normalise_snippet_name
+from errpages.outputs.write import _exchange
+from errpages.render.markdown import is_safe_url, render_markdown
+from errpages.render.templates import message_html
+from errpages.site.links import short_text
+from errpages.site.model import Analysis, Record, Snippet, Source
 
 
 def test_derive_id_is_documented_rule() -> None:
@@ -96,8 +96,8 @@ def test_snippet_names_stay_inside_snippets(name: str, expected: str | None) -> 
 
 
 def test_hidden_characters_are_revealed_but_emoji_sequences_kept() -> None:
-    from generator.render.highlight import highlight_lines
-    from generator.render.reveal import reveal_text
+    from errpages.render.highlight import highlight_lines
+    from errpages.render.reveal import reveal_text
 
     assert reveal_text("a\u202eb\u200bc") == "a[U+202E]b[U+200B]c"
     family = "👨\u200d👩\u200d👧"
@@ -109,7 +109,7 @@ def test_hidden_characters_are_revealed_but_emoji_sequences_kept() -> None:
 
 def test_planned_paths_know_each_errors_files_by_its_id() -> None:
     """The site's paths, without listing every error's page and JSON file one by one."""
-    from generator.build import PlannedPaths
+    from errpages.build import PlannedPaths
 
     paths = PlannedPaths(
         frozenset({"index.html", "assets/site.js"}), frozenset({"0123456789abcdef"})
@@ -148,8 +148,8 @@ def test_two_folders_are_exchanged_in_one_step(tmp_path: Path) -> None:
 def test_the_footer_says_who_or_how_an_error_was_analysed(by: str, footer: str) -> None:
     from bs4 import BeautifulSoup
 
-    from generator.render.templates import make_environment, render_error_page
-    from generator.site.model import ErrorLinks, SiteConfig
+    from errpages.render.templates import make_environment, render_error_page
+    from errpages.site.model import ErrorLinks, SiteConfig
     from tests.conftest import REPO_ROOT
 
     record = Record(

@@ -215,7 +215,7 @@ def test_a_cache_folder_that_is_a_link_is_not_used(tmp_path: Path) -> None:
 
 
 def test_a_statement_that_runs_too_long_is_interrupted() -> None:
-    from generator.memo.cache import time_limit
+    from errpages.memo.cache import time_limit
 
     db = sqlite3.connect(":memory:")
     time_limit(db, 0.5)

@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import EXAMPLE_CONTENT, REPO_ROOT, run_cli, valid_record
 
-ERRPAGES = [sys.executable, "-m", "generator"]
+ERRPAGES = [sys.executable, "-m", "errpages"]
 
 
 def errpages(*args: str | bytes, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -180,7 +180,7 @@ def test_the_action_refuses_a_base_url_that_is_not_one(tmp_path: Path) -> None:
     shutil.copytree(EXAMPLE_CONTENT, tmp_path / "content")
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    (bin_dir / "errpages").write_text(f'#!/bin/sh\nexec {sys.executable} -m generator "$@"\n')
+    (bin_dir / "errpages").write_text(f'#!/bin/sh\nexec {sys.executable} -m errpages "$@"\n')
     (bin_dir / "errpages").chmod(0o755)
     env = {
         "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",

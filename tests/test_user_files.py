@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from generator.content.files import FileChanged, atomic_write_text
+from errpages.content.files import FileChanged, atomic_write_text
 from tests.conftest import REPO_ROOT, run_cli, valid_record
 from tests.gitrepo import GitRepo
 
-ERRPAGES = (sys.executable, "-m", "generator")
+ERRPAGES = (sys.executable, "-m", "errpages")
 
 
 def errpages(*args: str, umask: int | None = None) -> subprocess.CompletedProcess[str]:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 from dataclasses import fields
 
-from generator.diagnostics import Diagnostic, did_you_mean
-from generator.site.model import SiteConfig
-from generator.content.schema import REPO_RE, FieldReader
-from generator.content.yamldoc import YamlDocument
+from errpages.diagnostics import Diagnostic, did_you_mean
+from errpages.site.model import SiteConfig
+from errpages.site.urls import URL_RE
+from errpages.content.schema import REPO_RE, FieldReader
+from errpages.content.yamldoc import YamlDocument
 
-URL_RE = re.compile(r"https?://[^\s<>\"']+")
 SOURCE_FIELDS = ("repo", "commit", "path", "line", "start", "end")
 # Source hosts by name: (link template, name shown in "View on …").
 SOURCE_HOSTS = {

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from generator.content.schema import COMMIT_RE, REPO_RE, is_repo_path
-from generator.diagnostics import Diagnostic, Position, error
-from generator.site.model import ErrorHistory, Found, Release, Run
+from errpages.content.schema import COMMIT_RE, REPO_RE, is_repo_path
+from errpages.diagnostics import Diagnostic, Position, error
+from errpages.site.model import ErrorHistory, Found, Release, Run
 
 HISTORY_FOLDER = "history"
 UNRELEASED = "unreleased"

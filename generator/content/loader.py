@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from generator.diagnostics import Diagnostic, Position, error, warning
-from generator.content.listing import (
+from errpages.diagnostics import Diagnostic, Position, error, warning
+from errpages.content.listing import (
     RECORD_SUFFIXES,
     ContentFiles,
     FoundFile,
@@ -24,15 +24,15 @@ from generator.content.listing import (
     list_content,
     shown_records_folder,
 )
-from generator.content.history import (
+from errpages.content.history import (
     HISTORY_FOLDER,
     MAX_HISTORY_BYTES,
     error_histories,
     read_history_file,
 )
-from generator.site.model import DriftNote, ErrorHistory, RecordSummary, TextFile
-from generator.content.published import MANIFEST, Manifest, parse_manifest
-from generator.content.yamldoc import YamlDocument, parse_yaml
+from errpages.site.model import DriftNote, ErrorHistory, RecordSummary, TextFile
+from errpages.content.published import MANIFEST, Manifest, parse_manifest
+from errpages.content.yamldoc import YamlDocument, parse_yaml
 
 MAX_RECORD_BYTES = 2 * 1024 * 1024
 MAX_SNIPPET_BYTES = 2 * 1024 * 1024

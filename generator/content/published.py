@@ -17,8 +17,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator.diagnostics import Diagnostic, Position, error
-from generator.content.schema import ID_RE
+from errpages.diagnostics import Diagnostic, Position, error
+from errpages.content.schema import ID_RE
 
 MANIFEST = "published-ids.txt"
 HEADER = (

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from generator.content.schema import COMMIT_RE, DATE_RE, ID_RE, KINDS, MAX_TAG_LENGTH, REPO_RE
+from errpages.content.schema import COMMIT_RE, DATE_RE, ID_RE, KINDS, MAX_TAG_LENGTH, REPO_RE
 
 SCHEMA_ID = "https://errpages.dev/schema/record.schema.json"
 

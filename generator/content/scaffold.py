@@ -7,9 +7,9 @@ import os
 import re
 from pathlib import Path
 
-from generator.content.files import atomic_write_text
-from generator.content.messages import message_parts
-from generator.content.schema import derive_id
+from errpages.content.files import atomic_write_text
+from errpages.content.messages import message_parts
+from errpages.content.schema import derive_id
 
 
 def slug(template: str, words: int = 8) -> str:

@@ -17,8 +17,8 @@ from typing import Any
 from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
 from pygments.util import ClassNotFound
 
-from generator.diagnostics import Diagnostic, Position, closest, did_you_mean, error, warning
-from generator.site.model import (
+from errpages.diagnostics import Diagnostic, Position, closest, did_you_mean, error, warning
+from errpages.site.model import (
     Analysis,
     ExampleFix,
     Place,
@@ -29,8 +29,8 @@ from generator.site.model import (
     TextFile,
     When,
 )
-from generator.render.pylex import PYTHON_LANGUAGES, statement_words
-from generator.content.yamldoc import KeyPath, YamlDocument, parse_yaml
+from errpages.render.pylex import PYTHON_LANGUAGES, statement_words
+from errpages.content.yamldoc import KeyPath, YamlDocument, parse_yaml
 
 ID_RE = re.compile(r"[0-9a-f]{16}")
 COMMIT_RE = re.compile(r"[0-9a-f]{7,40}")

@@ -7,11 +7,11 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator.content.files import atomic_write_text
-from generator.content.listing import display_path
-from generator.git.pinning import Pin
-from generator.content.record_schema import record_schema
-from generator.content.schema import derive_id
+from errpages.content.files import atomic_write_text
+from errpages.content.listing import display_path
+from errpages.git.pinning import Pin
+from errpages.content.record_schema import record_schema
+from errpages.content.schema import derive_id
 
 SCHEMA_FILE = Path("schema") / "record.schema.json"
 GITIGNORE_LINES = ("/site/", "/.site.*", "/.errpages-cache/")

@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from generator.diagnostics import Diagnostic, Position, error
+from errpages.diagnostics import Diagnostic, Position, error
 
 KeyPath = tuple[str | int, ...]
 

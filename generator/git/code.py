@@ -9,9 +9,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from generator.content.schema import is_repo_path
-from generator.git.pinning import PinError, decode_source, source_lines
-from generator.git.pyraises import (
+from errpages.content.schema import is_repo_path
+from errpages.git.pinning import PinError, decode_source, source_lines
+from errpages.git.pyraises import (
     Library,
     ModuleScan,
     RaiseSite,
@@ -20,7 +20,7 @@ from generator.git.pyraises import (
     resolved,
     scan_module,
 )
-from generator.git.repo import (
+from errpages.git.repo import (
     REGULAR_FILE_MODES,
     TREE_MODE,
     GitError,

@@ -28,28 +28,28 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from generator.content.files import FileChanged, atomic_write_text
-from generator.content.loader import DRIFT_FILE, load_content
-from generator.content.messages import message_parts
-from generator.content.schema import validate_records
-from generator.diagnostics import printable
-from generator.git.code import PYTHON_SUFFIXES, TOKEN_RE, WORD_RE, Code, is_test_path
-from generator.git.pin import apply_pin, remove_unused_snippets
-from generator.git.pinning import (
+from errpages.content.files import FileChanged, atomic_write_text
+from errpages.content.loader import DRIFT_FILE, load_content
+from errpages.content.messages import message_parts
+from errpages.content.schema import validate_records
+from errpages.diagnostics import printable
+from errpages.git.code import PYTHON_SUFFIXES, TOKEN_RE, WORD_RE, Code, is_test_path
+from errpages.git.pin import apply_pin, remove_unused_snippets
+from errpages.git.pinning import (
     PinError,
     same_exception,
     scan_settings,
     site_pin,
     snippet_span,
 )
-from generator.git.pyraises import RaiseSite, canonical
-from generator.git.repo import (
+from errpages.git.pyraises import RaiseSite, canonical
+from errpages.git.repo import (
     GitError,
     ObjectReader,
     open_repository,
     resolve_commit,
 )
-from generator.site.model import Place, Record
+from errpages.site.model import Place, Record
 
 # How alike two messages must be for a raise to count as the record's, reworded: the share
 # of their words (and placeholders, and punctuation) that they have in common, in order

@@ -27,8 +27,8 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
-from generator.content.files import atomic_write_text, refuse_link
-from generator.content.history import (
+from errpages.content.files import atomic_write_text, refuse_link
+from errpages.content.history import (
     FORMAT,
     MATCHER,
     UNRELEASED,
@@ -42,16 +42,16 @@ from generator.content.history import (
     parse_history,
     runs_of,
 )
-from generator.content.loader import load_content
-from generator.content.schema import validate_records
-from generator.diagnostics import plural, printable
-from generator.git.code import Code
-from generator.git.drift import Wanted, check_pinned, match_raises
-from generator.git.pinning import PinError, same_exception, scan_settings
-from generator.git.pyraises import RaiseSite, canonical
-from generator.git.repo import GitError, ObjectReader, Repository, open_repository, resolve_commit
-from generator.site.history import glance
-from generator.site.model import Found, Record, Release
+from errpages.content.loader import load_content
+from errpages.content.schema import validate_records
+from errpages.diagnostics import plural, printable
+from errpages.git.code import Code
+from errpages.git.drift import Wanted, check_pinned, match_raises
+from errpages.git.pinning import PinError, same_exception, scan_settings
+from errpages.git.pyraises import RaiseSite, canonical
+from errpages.git.repo import GitError, ObjectReader, Repository, open_repository, resolve_commit
+from errpages.site.history import glance
+from errpages.site.model import Found, Record, Release
 
 
 @dataclass(frozen=True)

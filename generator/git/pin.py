@@ -7,15 +7,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator.content.files import atomic_write_text, refuse_link
-from generator.content.loader import LoadedContent, load_content
-from generator.content.recordfile import update_source
-from generator.content.schema import FieldReader, normalise_snippet_name, parse_snippet_file
-from generator.content.yamldoc import YamlDocument
-from generator.git.code import PYTHON_SUFFIXES, Code
-from generator.git.pinning import Pin, PinError, cut_pin, scan_settings
-from generator.git.repo import GitError, ObjectReader, open_repository, resolve_commit
-from generator.site.model import TextFile
+from errpages.content.files import atomic_write_text, refuse_link
+from errpages.content.loader import LoadedContent, load_content
+from errpages.content.recordfile import update_source
+from errpages.content.schema import FieldReader, normalise_snippet_name, parse_snippet_file
+from errpages.content.yamldoc import YamlDocument
+from errpages.git.code import PYTHON_SUFFIXES, Code
+from errpages.git.pinning import Pin, PinError, cut_pin, scan_settings
+from errpages.git.repo import GitError, ObjectReader, open_repository, resolve_commit
+from errpages.site.model import TextFile
 
 
 @dataclass(frozen=True)

@@ -10,13 +10,13 @@ import difflib
 import posixpath
 from dataclasses import dataclass
 
-from generator.content.config import read_config
-from generator.content.loader import LoadedContent
-from generator.content.messages import message_parts
-from generator.content.schema import is_repo_path, snippet_hash
-from generator.diagnostics import Level, with_source_lines
-from generator.git.pyraises import RaiseSite, ScanSettings, canonical
-from generator.site.model import Place
+from errpages.content.config import read_config
+from errpages.content.loader import LoadedContent
+from errpages.content.messages import message_parts
+from errpages.content.schema import is_repo_path, snippet_hash
+from errpages.diagnostics import Level, with_source_lines
+from errpages.git.pyraises import RaiseSite, ScanSettings, canonical
+from errpages.site.model import Place
 
 MAX_SNIPPET_LINES = 40
 TEXT_CONTEXT = 12

@@ -12,7 +12,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator.content.schema import is_repo_path
+from errpages.content.schema import is_repo_path
 
 
 def git_environment() -> dict[str, str]:

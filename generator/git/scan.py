@@ -12,14 +12,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from generator.content.files import atomic_write_text
-from generator.content.loader import load_content
-from generator.content.scaffold import slug
-from generator.content.schema import TO_WRITE, derive_id, is_repo_path
-from generator.content.yamldoc import YamlDocument
-from generator.diagnostics import plural
-from generator.git.code import LEFT_OUT, PYTHON_SUFFIXES, Code, left_out_kind
-from generator.git.pinning import (
+from errpages.content.files import atomic_write_text
+from errpages.content.loader import load_content
+from errpages.content.scaffold import slug
+from errpages.content.schema import TO_WRITE, derive_id, is_repo_path
+from errpages.content.yamldoc import YamlDocument
+from errpages.diagnostics import plural
+from errpages.git.code import LEFT_OUT, PYTHON_SUFFIXES, Code, left_out_kind
+from errpages.git.pinning import (
     Pin,
     PinError,
     scan_settings,
@@ -27,8 +27,8 @@ from generator.git.pinning import (
     snippet_span,
     source_lines,
 )
-from generator.git.pyraises import ModuleScan, RaiseSite, canonical, resolved
-from generator.git.repo import (
+from errpages.git.pyraises import ModuleScan, RaiseSite, canonical, resolved
+from errpages.git.repo import (
     GitError,
     ObjectReader,
     list_files,
@@ -36,7 +36,7 @@ from generator.git.repo import (
     path_exists,
     resolve_commit,
 )
-from generator.site.conditions import code_span, markdown, raised_when
+from errpages.site.conditions import code_span, markdown, raised_when
 
 
 @dataclass

@@ -40,17 +40,17 @@ from pathlib import Path
 from typing import Any, NamedTuple, get_type_hints
 from urllib.parse import quote
 
-from generator.content.listing import StatKey, display_path
-from generator.content.loader import HistoriesRead, SnippetFiles
-from generator.diagnostics import Diagnostic
-from generator.memo import plaindata
-from generator.memo.fingerprint import CACHE_FORMAT, LiveSite
-from generator.memo.folder import create_file, own_file_problem, read_file, replace_file
-from generator.memo.memo import Made
-from generator.outputs.hosting import DumpStat, Layout
-from generator.outputs.records import UnitEntry
-from generator.outputs.write import FolderTimes, Spare
-from generator.site.model import Record, RecordSummary
+from errpages.content.listing import StatKey, display_path
+from errpages.content.loader import HistoriesRead, SnippetFiles
+from errpages.diagnostics import Diagnostic
+from errpages.memo import plaindata
+from errpages.memo.fingerprint import CACHE_FORMAT, LiveSite
+from errpages.memo.folder import create_file, own_file_problem, read_file, replace_file
+from errpages.memo.memo import Made
+from errpages.outputs.hosting import DumpStat, Layout
+from errpages.outputs.records import UnitEntry
+from errpages.outputs.write import FolderTimes, Spare
+from errpages.site.model import Record, RecordSummary
 
 
 class RecordEntry(NamedTuple):

@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from generator import __version__
-from generator.content.listing import ContentFiles, list_content, shown_records_folder
-from generator.memo.folder import read_file
-from generator.outputs.write import MARKER
+from errpages import __version__
+from errpages.content.listing import ContentFiles, list_content, shown_records_folder
+from errpages.memo.folder import read_file
+from errpages.outputs.write import MARKER
 
 CACHE_FORMAT = 19
 GENERATOR_DIR = Path(__file__).resolve().parent.parent

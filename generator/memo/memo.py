@@ -14,8 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from generator.outputs import OutputFile, Planned
-from generator.outputs.linkcheck import CrossLink
+from errpages.outputs import OutputFile, Planned
+from errpages.outputs.linkcheck import CrossLink
 
 # An output as the memo keeps it: its inputs' digest, its sha256, and (for a page) its links
 # to other pages' anchors, found when its links were checked (None until then).

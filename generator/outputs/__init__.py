@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from generator.outputs.linkcheck import CrossLink
+from errpages.outputs.linkcheck import CrossLink
 
 
 @dataclass(frozen=True)

@@ -6,11 +6,11 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from generator.content.record_schema import record_schema
-from generator.outputs import OutputFile
-from generator.site import urls
-from generator.site.history import history_data
-from generator.site.model import (
+from errpages.content.record_schema import record_schema
+from errpages.outputs import OutputFile
+from errpages.site import urls
+from errpages.site.history import history_data
+from errpages.site.model import (
     ErrorHistory,
     ErrorLinks,
     LinkRef,

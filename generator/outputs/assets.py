@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from generator.outputs import OutputFile
-from generator.render.highlight import pygments_css
-from generator.render.themes import theme_files
-from generator.site import urls
+from errpages.outputs import OutputFile
+from errpages.render.highlight import pygments_css
+from errpages.render.themes import theme_files
+from errpages.site import urls
 
 
 def asset_files(theme_dir: Path) -> list[OutputFile]:

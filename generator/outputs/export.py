@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import json
 
-from generator import __version__
-from generator.site.history import site_wordings
-from generator.site.lookup import compile_matcher
-from generator.site.model import Site
+from errpages import __version__
+from errpages.site.history import site_wordings
+from errpages.site.lookup import compile_matcher
+from errpages.site.model import Site
 
 RUNTIME = r'''
 import json

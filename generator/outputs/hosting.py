@@ -18,16 +18,16 @@ from typing import BinaryIO
 
 from jinja2 import Environment
 
-from generator.outputs import OutputFile
-from generator.render.markdown import plain_text
-from generator.render.templates import (
+from errpages.outputs import OutputFile
+from errpages.render.markdown import plain_text
+from errpages.render.templates import (
     first_sentence,
     group_by_repo,
     render_not_found_page,
     render_redirect_page,
 )
-from generator.site import urls
-from generator.site.model import RecordSummary, Site
+from errpages.site import urls
+from errpages.site.model import RecordSummary, Site
 
 NOJEKYLL = ".nojekyll"
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Container
 from functools import lru_cache
 from urllib.parse import unquote, urlsplit
 
-from generator.diagnostics import Diagnostic, Position, error
+from errpages.diagnostics import Diagnostic, Position, error
 
 # Our templates write every attribute in double quotes, with its value escaped.
 LINK_ATTRIBUTES = ('href="', 'src="', 'action="')

@@ -14,9 +14,9 @@ from typing import Any
 
 from jinja2 import Environment
 
-from generator.outputs import Planned
-from generator.outputs.hosting import feed_updated, feed_xml
-from generator.render.templates import (
+from errpages.outputs import Planned
+from errpages.outputs.hosting import feed_updated, feed_xml
+from errpages.render.templates import (
     group_by_repo,
     home_page_context,
     recent_records,
@@ -24,9 +24,9 @@ from generator.render.templates import (
     repo_page_context,
     search_page_context,
 )
-from generator.site import urls
-from generator.site.history import listed
-from generator.site.model import RecordSummary, Site
+from errpages.site import urls
+from errpages.site.history import listed
+from errpages.site.model import RecordSummary, Site
 
 Version = Callable[[str], Any]  # a record file -> what it was read from (plain data)
 

@@ -19,17 +19,17 @@ from typing import NamedTuple
 
 from jinja2 import Environment
 
-from generator.diagnostics import Diagnostic
-from generator.memo.memo import Digests
-from generator.outputs.api import error_data, index_entry
-from generator.outputs.linkcheck import CrossLink, check_page
-from generator.outputs.search import meaning_words
-from generator.outputs.write import Staging
-from generator.parallel import WorkerPool
-from generator.render.markdown import render_markdown, render_markdown_inline
-from generator.render.templates import error_page_context, make_environment
-from generator.site import urls
-from generator.site.model import (
+from errpages.diagnostics import Diagnostic
+from errpages.memo.memo import Digests
+from errpages.outputs.api import error_data, index_entry
+from errpages.outputs.linkcheck import CrossLink, check_page
+from errpages.outputs.search import meaning_words
+from errpages.outputs.write import Staging
+from errpages.parallel import WorkerPool
+from errpages.render.markdown import render_markdown, render_markdown_inline
+from errpages.render.templates import error_page_context, make_environment
+from errpages.site import urls
+from errpages.site.model import (
     DriftNote,
     ErrorHistory,
     ErrorLinks,

@@ -14,10 +14,10 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from generator.outputs import OutputFile
-from generator.render.markdown import text_of_html
-from generator.site import urls
-from generator.site.model import Record, RecordSummary, Wording
+from errpages.outputs import OutputFile
+from errpages.render.markdown import text_of_html
+from errpages.site import urls
+from errpages.site.model import Record, RecordSummary, Wording
 
 FIELDS = ("id", "repo", "kind", "exception", "message", "title", "path", "tags", "words", "retired")
 # With histories, each error's former wordings: [[message, exception, releases], ...].

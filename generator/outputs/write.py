@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, NamedTuple
 
-from generator.content.listing import display_path
-from generator.diagnostics import Diagnostic, Position, error
+from errpages.content.listing import display_path
+from errpages.diagnostics import Diagnostic, Position, error
 
 if sys.platform != "win32":
     import fcntl

@@ -14,8 +14,8 @@ from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 
-from generator.render.highlight import highlight_block
-from generator.render.reveal import reveal_text
+from errpages.render.highlight import highlight_block
+from errpages.render.reveal import reveal_text
 
 SAFE_SCHEMES = ("http", "https", "mailto")
 SCHEME_RE = re.compile(r"^([a-z][a-z0-9+.\-]*):")

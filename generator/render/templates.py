@@ -32,16 +32,16 @@ from jinja2 import (
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from markupsafe import Markup, escape
 
-from generator import __version__
-from generator.content.messages import message_parts, placeholder_names
-from generator.render.highlight import highlight_block, highlight_lines
-from generator.render.markdown import render_markdown, render_markdown_inline, text_of_html
-from generator.render.pylex import PYTHON_LANGUAGES, logical_line
-from generator.render.reveal import finalize, reveal_html, reveal_text
-from generator.render.themes import theme_layers
-from generator.site import urls
-from generator.site.conditions import raised_when
-from generator.site.history import (
+from errpages import __version__
+from errpages.content.messages import message_parts, placeholder_names
+from errpages.render.highlight import highlight_block, highlight_lines
+from errpages.render.markdown import render_markdown, render_markdown_inline, text_of_html
+from errpages.render.pylex import PYTHON_LANGUAGES, logical_line
+from errpages.render.reveal import finalize, reveal_html, reveal_text
+from errpages.render.themes import theme_layers
+from errpages.site import urls
+from errpages.site.conditions import raised_when
+from errpages.site.history import (
     ReleaseCount,
     glance,
     history_changes,
@@ -49,8 +49,8 @@ from generator.site.history import (
     release_counts,
     release_label,
 )
-from generator.site.links import short_text
-from generator.site.model import (
+from errpages.site.links import short_text
+from errpages.site.model import (
     DriftNote,
     ErrorHistory,
     ErrorLinks,

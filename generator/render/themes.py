@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 
 # Installed, the default theme lives inside the package; in the repository, in themes/.
-PACKAGE = Path(__file__).resolve().parent.parent  # generator/
+PACKAGE = Path(__file__).resolve().parent.parent  # errpages/ (generator/ in the repository)
 PACKAGED_THEMES = PACKAGE / "themes"
 BUILTIN_THEMES = (
     PACKAGED_THEMES if (PACKAGED_THEMES / "default").is_dir() else PACKAGE.parent / "themes"

@@ -17,8 +17,8 @@ from pathlib import Path
 
 from watchfiles import watch
 
-from generator.diagnostics import Diagnostic
-from generator.serve.static import SiteHandler
+from errpages.diagnostics import Diagnostic
+from errpages.serve.static import SiteHandler
 
 EVENTS_PATH = "/__errpages/events"
 SCRIPT_PATH = "/__errpages/live.js"

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from jinja2 import Environment, TemplateError
 
-from generator.build import (
+from errpages.build import (
     BuildReport,
     Plan,
     Theme,
@@ -37,25 +37,25 @@ from generator.build import (
     theme_folders_fingerprint,
     validate_records,
 )
-from generator.content.listing import ContentFiles, list_content, refreshed, shown_records_folder
-from generator.diagnostics import Diagnostic
-from generator.memo.cache import BuildCache
-from generator.memo.fingerprint import BuildOptions, code_version
-from generator.memo.memo import Digests, Made, Memo
-from generator.outputs import OutputFile, Planned
-from generator.outputs.hosting import hosting_files
-from generator.outputs.linkcheck import check_cross_links, check_page
-from generator.outputs.records import (
+from errpages.content.listing import ContentFiles, list_content, refreshed, shown_records_folder
+from errpages.diagnostics import Diagnostic
+from errpages.memo.cache import BuildCache
+from errpages.memo.fingerprint import BuildOptions, code_version
+from errpages.memo.memo import Digests, Made, Memo
+from errpages.outputs import OutputFile, Planned
+from errpages.outputs.hosting import hosting_files
+from errpages.outputs.linkcheck import check_cross_links, check_page
+from errpages.outputs.records import (
     error_line,
     face_digest,
     record_words,
     unit_input,
     unit_inputs,
 )
-from generator.parallel import WorkerPool
-from generator.render.templates import make_environment, render_error_page
-from generator.site import urls
-from generator.site.model import Site, Version
+from errpages.parallel import WorkerPool
+from errpages.render.templates import make_environment, render_error_page
+from errpages.site import urls
+from errpages.site.model import Site, Version
 
 NOT_MADE = b"<!DOCTYPE html>\n<html><head><title>Not made</title></head><body></body></html>\n"
 

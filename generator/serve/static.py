@@ -20,8 +20,8 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import unquote, urlsplit
 
-from generator.diagnostics import Diagnostic
-from generator.site.urls import NOT_FOUND_PAGE
+from errpages.diagnostics import Diagnostic
+from errpages.site.urls import NOT_FOUND_PAGE
 
 NO_PAGE = (
     b"<!DOCTYPE html>\n<html><head><title>Not found</title></head>"

@@ -1,6 +1,6 @@
 """What holds when a raise runs, said as a sentence: for the page and for a draft's trigger.
 
-A condition is a string as `errpages scan` writes it (generator.git.pyraises): a Python
+A condition is a string as `errpages scan` writes it (errpages.git.pyraises): a Python
 test (`cfg.backend is None`), or a place in the code: `for x in xs`, `while c`,
 `after for x in xs without a break`, `except KeyError`, `except` (any exception),
 `match x: case P`.

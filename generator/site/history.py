@@ -9,11 +9,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from generator.content.history import UNRELEASED
-from generator.diagnostics import Diagnostic, Position, warning
-from generator.git.pyraises import canonical
-from generator.site import urls
-from generator.site.model import (
+from errpages.content.history import UNRELEASED
+from errpages.diagnostics import Diagnostic, Position, warning
+from errpages.git.pyraises import canonical
+from errpages.site import urls
+from errpages.site.model import (
     ErrorHistory,
     RaisedRun,
     RecordSummary,

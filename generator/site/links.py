@@ -7,8 +7,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import pairwise
 from operator import attrgetter
 
-from generator.diagnostics import Diagnostic, Position, did_you_mean, error, warning
-from generator.site.model import ErrorLinks, LinkRef, RecordSummary
+from errpages.diagnostics import Diagnostic, Position, did_you_mean, error, warning
+from errpages.site.model import ErrorLinks, LinkRef, RecordSummary
 
 SHORT_TITLE_LENGTH = 60
 

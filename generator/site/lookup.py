@@ -43,8 +43,8 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from generator.content.messages import message_parts
-from generator.site.model import RecordSummary, Wording
+from errpages.content.messages import message_parts
+from errpages.site.model import RecordSummary, Wording
 
 # Line breaks are \n and \r; these are the other white space characters.
 WHITESPACE = (

@@ -6,11 +6,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
-from generator.content.listing import StatKey
-from generator.diagnostics import Position
+from errpages.content.listing import StatKey
+from errpages.diagnostics import Position
 
 if TYPE_CHECKING:
-    from generator.site.links import LinkGraph
+    from errpages.site.links import LinkGraph
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,7 @@ class Source:
     commit: str
     snippet: Snippet
     # Where a record asks for them (scan writes them): the class and function that raise, and
-    # what holds when the raise runs, as the code says it (see generator.site.conditions).
+    # what holds when the raise runs, as the code says it (see errpages.site.conditions).
     function: str = ""
     conditions: tuple[str, ...] = ()
     also_raised_at: tuple[Place, ...] = ()  # the other places raising it at the commit

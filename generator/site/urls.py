@@ -10,7 +10,10 @@ from __future__ import annotations
 import re
 from urllib.parse import quote
 
-from generator.site.model import Place, Record, SiteConfig
+from errpages.site.model import Place, Record, SiteConfig
+
+# What base_url (site.yaml, --base-url, [tool.errpages]) must be.
+URL_RE = re.compile(r"https?://[^\s<>\"']+")
 
 
 def error_page(error_id: str) -> str:

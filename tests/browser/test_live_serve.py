@@ -28,7 +28,7 @@ def live_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
             sys.executable,
             "-u",
             "-m",
-            "generator",
+            "errpages",
             "serve",
             "--content",
             str(content),

@@ -203,8 +203,8 @@ LOOKUP_TEXTS = [
 def test_browser_lookup_agrees_with_errpages_lookup(
     page: tuple[Page, Watch], site_root: str, text: str
 ) -> None:
-    from generator.build import BuildReport, load_site
-    from generator.site.lookup import compile_matchers, lookup
+    from errpages.build import BuildReport, load_site
+    from errpages.site.lookup import compile_matchers, lookup
     from tests.conftest import EXAMPLE_CONTENT
 
     site = load_site(EXAMPLE_CONTENT, None, BuildReport())
