@@ -133,3 +133,29 @@ def test_pre_commit_reports_the_bad_record_at_its_line(tmp_path: Path) -> None:
     assert hooked.returncode == 1
     assert "content/errors/x\\xff.yaml: the name is not UTF-8" in hooked.stdout, hooked.stdout
     assert "Traceback" not in hooked.stdout
+
+
+def test_every_revision_the_readme_pins_exists_and_has_the_hook_and_the_action() -> None:
+    readme = (REPO_ROOT / "README.md").read_text()
+    pins = re.findall(r"^\s*rev: (\S+)", readme, re.M)
+    pins += re.findall(r"OWNER/errpages@([0-9a-f]{7,40})\b", readme)
+    assert len(pins) >= 5, pins  # pre-commit, the Action twice, pip in the examples
+    assert "@v1" not in readme and "rev: v1" not in readme
+    for rev in set(pins):
+
+        def at(path: str, rev: str = rev) -> str:
+            shown = subprocess.run(
+                ["git", "-C", str(REPO_ROOT), "show", f"{rev}:{path}"],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            assert shown.returncode == 0, f"README pins {rev}, which has no {path}"
+            return shown.stdout
+
+        hooks = yaml.safe_load(at(".pre-commit-hooks.yaml"))
+        assert "errpages-check" in [hook["id"] for hook in hooks]
+        assert yaml.safe_load(at("action.yml"))["runs"]["using"] == "composite"
+        assert 'name = "errpages"' in at("pyproject.toml")
+        ancestor = ["git", "-C", str(REPO_ROOT), "merge-base", "--is-ancestor", rev, "HEAD"]
+        assert subprocess.run(ancestor, check=False).returncode == 0, rev
