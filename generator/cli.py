@@ -566,7 +566,14 @@ REPO_DIR = click.option(
 @click.option(
     "--base-url", help="The site's public address (default: base_url).", callback=base_url_argument
 )
-def export_command(language: str, target: Path, content: Path, base_url: str | None) -> None:
+@click.option(
+    "--explain",
+    is_flag=True,
+    help="Embed each error's text, for `python -m MODULE explain` in a terminal.",
+)
+def export_command(
+    language: str, target: Path, content: Path, base_url: str | None, explain: bool
+) -> None:
     """Write a module that links raised errors to their pages, for a library to vendor."""
     from errpages.build import no_base_url
     from errpages.content.files import atomic_write_text
@@ -581,7 +588,7 @@ def export_command(language: str, target: Path, content: Path, base_url: str | N
             err=True,
         )
         sys.exit(1)
-    module, count = python_module(site)
+    module, count = python_module(site, explain)
     try:
         atomic_write_text(target, module.decode())
     except OSError as exc:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -278,3 +279,135 @@ def test_a_record_naming_its_class_dotted_is_found_by_the_class_raised(
     assert result.stdout.startswith("https://x.example/errors/0123456789abcdef/?name=home"), (
         result.stdout
     )
+
+
+@pytest.fixture(scope="module")
+def explaining(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("explaining")
+    result = export(EXAMPLE_CONTENT, folder / "errpages_links.py", "--explain")
+    assert result.returncode == 0, result.stderr
+    return folder
+
+
+def explain(
+    folder: Path, *args: str, stdin: str = "", columns: int = 80
+) -> subprocess.CompletedProcess[str]:
+    """`python -m errpages_links explain …` in a fresh interpreter that sees only the module."""
+    code = "import runpy, sys\nsys.path.insert(0, sys.argv[1])\nsys.argv[1:2] = []\nrunpy.run_module('errpages_links', run_name='__main__')"
+    return subprocess.run(
+        [sys.executable, "-I", "-S", "-c", code, str(folder), "explain", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env={"COLUMNS": str(columns), "LINES": "24"},
+        check=False,
+    )
+
+
+def code_blocks(data: object) -> list[str]:
+    """The code a record holds: its example fix and the fenced blocks of its Markdown."""
+    if isinstance(data, dict):
+        fix = data.get("example_fix") or {}
+        found = [fix.get("before", ""), fix.get("after", "")]
+        return found + [block for value in data.values() for block in code_blocks(value)]
+    if isinstance(data, list):
+        return [block for value in data for block in code_blocks(value)]
+    return re.findall(r"```[^\n]*\n(.*?)```", data, re.S) if isinstance(data, str) else []
+
+
+def test_explain_prints_the_page_of_a_pasted_traceback_wrapped_to_the_terminal(
+    explaining: Path,
+) -> None:
+    records = {
+        path: yaml.safe_load(path.read_text())
+        for path in sorted((EXAMPLE_CONTENT / "errors").rglob("*.yaml"))
+    }
+    for error, (path, data) in zip(example_errors(), records.items(), strict=True):
+        traceback = (
+            "Traceback (most recent call last):\n"
+            '  File "serve.py", line 3, in <module>\n    main()\n'
+            f"{error['exception']}: {error['message']}\n"
+        )
+        shown = explain(explaining, stdin=traceback, columns=60)
+        assert shown.returncode == 0, (path, shown.stderr)
+        lines = shown.stdout.splitlines()
+        assert lines[0] == f"{data['exception']}: {' '.join(data['message'].split())}"
+        assert error["url"] in lines[1:3]
+        text = " ".join(shown.stdout.split())
+        assert "What it means" in lines and "Solutions" in lines
+        first_words = " ".join(data["solutions"][0].replace("`", "").split()[:3])
+        assert first_words in text.replace("`", ""), path
+        code = {line.strip() for block in code_blocks(data) for line in block.splitlines()}
+        for line in lines[1:]:
+            # Prose is wrapped to the width; only code and a word longer than it may pass.
+            assert len(line) <= 59 or line.strip() in code or " " not in line.strip(), line
+    assert (
+        explain(
+            explaining, "--text", example_errors()[0]["message"].join(["ValueError: ", ""])
+        ).returncode
+        == 0
+    )
+
+
+def test_explain_by_id_and_alias_and_nothing_matching_exits_1(explaining: Path) -> None:
+    error = example_errors()[0]
+    error_id = error["url"].split("/errors/")[1].split("/")[0]
+    by_id = explain(explaining, error_id)
+    assert (
+        by_id.returncode == 0
+        and by_id.stdout.splitlines()[1:3].count(f"{BASE_URL}errors/{error_id}/") == 1
+    )
+    missing = explain(explaining, "ffffffffffffffff")
+    assert missing.returncode == 1 and "no error has the id 'ffffffffffffffff'" in missing.stderr
+    nothing = explain(
+        explaining, stdin="Traceback (most recent call last):\nValueError: not ours\n"
+    )
+    assert nothing.returncode == 1 and nothing.stdout == ""
+    assert "matches that text" in nothing.stderr
+    both = explain(explaining, error_id, "--text", "x")
+    assert both.returncode == 2
+
+
+def test_explain_prints_content_as_text_never_terminal_codes(tmp_path: Path, make_content) -> None:  # type: ignore[no-untyped-def]
+    hostile = valid_record(message="bad \x1b[2J widget").replace(
+        "meaning: It means the widget was bad.",
+        'meaning: "Red \\e[31mtext\\e[0m, a \\rreturn, <script>x</script> and [a link](javascript:alert(1))\\u202e"',
+    )
+    content = make_content(
+        {
+            "errors/a.yaml": hostile.replace(
+                "message: bad \x1b[2J widget", 'message: "bad \\e[2J widget"'
+            )
+        }
+    )
+    target = tmp_path / "errpages_links.py"
+    assert export(content, target, "--base-url", "https://x.example/", "--explain").returncode == 0
+    shown = explain(tmp_path, "0123456789abcdef")
+    assert shown.returncode == 0, shown.stderr
+    assert "\x1b" not in shown.stdout and "\r" not in shown.stdout and "\u202e" not in shown.stdout
+    assert "[U+001B" in shown.stdout and "<script>x</script>" in shown.stdout
+    assert "javascript:" in shown.stdout and "<javascript:" not in shown.stdout  # text, not a link
+    # A pasted value is printed escaped too.
+    pasted = explain(tmp_path, "--text", "ValueError: bad \x1b[2J widget and \x07more")
+    assert "\x07" not in pasted.stdout + pasted.stderr
+
+
+def test_without_explain_the_module_has_no_text_and_with_it_stays_python_3_8(
+    module: Path, explaining: Path
+) -> None:
+    import ast
+
+    small = (module / "errpages_links.py").read_text()
+    assert "_TEXT" not in small and "def main" not in small and "What it means" not in small
+    source = (explaining / "errpages_links.py").read_text()
+    ast.parse(source, feature_version=(3, 8))
+    imported = {
+        alias.name.split(".")[0]
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        for alias in (
+            node.names if isinstance(node, ast.Import) else [ast.alias(node.module or "")]
+        )
+    }
+    assert imported <= {"json", "sys", "urllib", "re", "textwrap", "shutil", "argparse"}
+    assert small[small.index("\nSITE_TITLE") :] in source  # the same module, text added

@@ -15,9 +15,12 @@ from __future__ import annotations
 import json
 
 from errpages import __version__
+from errpages.render.markdown import CODE, TerminalBlock, terminal_blocks
+from errpages.render.reveal import reveal_text
+from errpages.site import conditions
 from errpages.site.history import site_wordings
 from errpages.site.lookup import compile_matcher
-from errpages.site.model import Site
+from errpages.site.model import Record, Site
 
 RUNTIME = r'''
 import json
@@ -196,13 +199,142 @@ def add_note(exc):
 
 _INDEX = _index()
 '''
+EXPLAIN = r'''
+import re
+
+_CONTROL = {c: "\\x%02x" % c for c in list(range(32)) + list(range(127, 160)) if c != 10}
+_LINE_RE = re.compile(r"(?:^| )((?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Za-z_][A-Za-z0-9_]*): (.+)$", re.M)
+
+
+def _explained(text):
+    """The errors a traceback or log shows, the raised one (the last) first: [(id, url,
+    the releases of a former wording or "")]."""
+    lined = _lined(text[-4000000:])
+    found = []
+    lines = _LINE_RE.findall(lined)
+    for number, (exception, message) in enumerate(reversed(lines)):
+        kind = exception.rsplit(".", 1)[-1]
+        tries = [message]
+        if number == 0:  # the last one's message may run over several lines
+            tail = lined[lined.rfind(exception + ": " + message) + len(exception) + 2 :]
+            tries += [tail] if "\n" in tail else []
+        for attempt in tries:
+            if kind == "KeyError" and "\n" not in attempt:
+                attempt = _unquoted(attempt) or attempt
+            hit = _find(kind, attempt)
+            if hit and hit[0] not in [f[0] for f in found]:
+                found.append(hit)
+                break
+    return found
+
+
+def _find(kind, message):
+    """The error of this class whose template the whole message is: (id, url, former)."""
+    lined = _lined(message)
+    flat = lined.replace("\n", " ")
+    prefixed, others = _INDEX.get(kind, ({}, []))
+    candidates = [e for size, heads in prefixed.items() for e in heads.get(flat[:size], ())]
+    for entry in candidates + others:
+        values = _match(entry, lined, flat)
+        if values is not None:
+            query = "?" + _query(values) if values else ""
+            return entry[0], BASE_URL + "errors/" + entry[0] + "/" + query, entry[4]
+    return None
+
+
+def _wrapped(blocks, width, indent):
+    """Blocks of text as lines: wrapped to the width, code as it is, lists marked."""
+    import textwrap
+
+    out = []
+    for depth, marker, text in blocks:
+        lead = indent + "  " * depth
+        if marker == "code":
+            out.extend((lead + "    " + line).rstrip() for line in text.split("\n"))
+            continue
+        for number, paragraph in enumerate(text.split("\n")):
+            first = lead + (marker if number == 0 else " " * len(marker))
+            filled = textwrap.fill(
+                paragraph,
+                width=max(width, len(first) + 20),
+                initial_indent=first,
+                subsequent_indent=lead + " " * len(marker),
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+            out.append(filled or first.rstrip())
+    return out
+
+
+def explain(error_id, url=None, former="", width=None):
+    """An error's page as text for a terminal (its message, its URL, then each section),
+    wrapped to the terminal's width; None for an id no error has."""
+    import shutil
+
+    texts, aliases = json.loads(_TEXT)
+    error_id = aliases.get(error_id, error_id)
+    if error_id not in texts:
+        return None
+    exception, message, title, sections = texts[error_id]
+    if width is None:
+        width = min(shutil.get_terminal_size((80, 24)).columns, 100) - 1
+    lines = [exception + ": " + message]
+    if title != message:
+        lines.append(title)
+    lines.append(url or BASE_URL + "errors/" + error_id + "/")
+    if former:
+        lines.append("(the message as " + former + " worded it)")
+    for heading, blocks in sections:
+        lines += ["", heading] + _wrapped(blocks, width, "  ")
+    return "\n".join(lines).translate(_CONTROL) + "\n"
+
+
+def main(argv=None):
+    """`python -m <this module> explain [ID | --text TEXT]`: the page of the error an id
+    names, or of each error a traceback shows (standard input by default); exit 1 when none."""
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python -m " + (__spec__.name if __spec__ else "errors"),
+        description="The errors of " + SITE_TITLE + " (" + BASE_URL + "), offline.",
+    )
+    commands = parser.add_subparsers(dest="command")
+    command = commands.add_parser("explain", help="print the page of an error")
+    command.add_argument("id", nargs="?", help="the error's id (default: read a traceback)")
+    command.add_argument("--text", help="a traceback or message (default: standard input)")
+    arguments = parser.parse_args(argv)
+    if arguments.command is None:
+        parser.error("say what to do: explain")
+    if arguments.id is not None and arguments.text is not None:
+        parser.error("give an id or --text, not both")
+    if arguments.id is not None:
+        pages = [explain(arguments.id)]
+        missing = "no error has the id " + repr(arguments.id)
+    else:
+        text = arguments.text if arguments.text is not None else sys.stdin.read()
+        pages = [explain(found, url, former) for found, url, former in _explained(text)]
+        missing = "no error of " + SITE_TITLE + " matches that text"
+    pages = [page for page in pages if page]
+    if not pages:
+        sys.stderr.write((missing + "\n").translate(_CONTROL))
+        return 1
+    sys.stdout.write("\n".join(pages))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+'''
 HEAD = 16  # how much of a message's first literal run the index keys on
 
 
-def python_module(site: Site) -> tuple[bytes, int]:
+def python_module(site: Site, explain: bool = False) -> tuple[bytes, int]:
     """The module's bytes, and how many errors it links: the published ones (no drafts, no
-    retired ones) of a site that has a base URL, sorted by id."""
+    retired ones) of a site that has a base URL, sorted by id. With `explain`, each error's
+    text too, and the `explain` command that prints it in a terminal."""
     entries: list[list[object]] = []
+    texts: dict[str, list[object]] = {}
+    aliases: dict[str, str] = {}
     wordings = site_wordings(site.records, site.histories)
     for record in site.records:
         if record.draft or record.retired:
@@ -215,12 +347,17 @@ def python_module(site: Site) -> tuple[bytes, int]:
             literals, conversions = matcher.literals, matcher.conversions
             entry: list[object] = [record.id, matcher.exception, literals, names, conversions]
             entries.append(entry if wording is None else [*entry, wording.releases])
+        if explain:
+            texts[record.id] = explanation(site.record(record))
+            aliases.update(dict.fromkeys(record.aliases, record.id))
     data = json.dumps(entries, ensure_ascii=True, separators=(",", ":"))
     # Everything taken from the content goes into the module through repr() only: a title
     # or a message is data, never code.
     head = (
         '"""Links from raised errors to their pages: url_for(exc), install_excepthook(),\n'
-        "add_note(exc). Made by `errpages export python`; do not edit: export it again.\n"
+        "add_note(exc)."
+        + (" `python -m <this module> explain` prints an error's page." if explain else "")
+        + "\nMade by `errpages export python`; do not edit: export it again.\n"
         '"""\n'
     )
     constants = (
@@ -233,4 +370,51 @@ def python_module(site: Site) -> tuple[bytes, int]:
         "#  as errpages lookup reads each message template\n"
         f"_DATA = {data!r}\n"
     )
-    return (head + constants + RUNTIME).encode(), len({entry[0] for entry in entries})
+    module = head + constants + RUNTIME
+    if explain:
+        text = json.dumps([texts, aliases], ensure_ascii=True, separators=(",", ":"))
+        module += (
+            "# [{id: [exception, message, title, [[heading, [[depth, marker, text], ...]],\n"
+            "#  ...]]}, {alias: id}]: each error's page as text\n"
+            f"_TEXT = {text!r}\n" + EXPLAIN
+        )
+    return module.encode(), len({entry[0] for entry in entries})
+
+
+def explanation(record: Record) -> list[object]:
+    """An error's page as the terminal shows it: its sections, in the page's order."""
+    meaning = terminal_blocks(record.meaning)
+    source = record.source
+    if source.function or source.conditions:
+        raised = conditions.raised_when(source.function, source.conditions)
+        meaning += terminal_blocks(conditions.markdown(raised))
+    sections: list[list[object]] = [["What it means", meaning]]
+    solutions: list[TerminalBlock] = []
+    for number, solution in enumerate(record.solutions, 1):
+        blocks = terminal_blocks(solution)
+        if blocks and blocks[0][1] != CODE:
+            blocks[0][1] = f"{number}. "
+        else:
+            blocks.insert(0, [0, f"{number}. ", ""])
+        solutions += [
+            [depth + 1 if index else depth, *rest] for index, (depth, *rest) in enumerate(blocks)
+        ]
+    sections.append(["Solutions", solutions])
+    if record.example_fix is not None:
+        fix = record.example_fix
+        blocks = [[0, "", "Before:"], [0, CODE, shown(fix.before)]]
+        blocks += [[0, "", "After:"], [0, CODE, shown(fix.after)]]
+        sections.append(["Example fix", blocks + terminal_blocks(fix.notes)])
+    if record.when is not None and (record.when.trigger or record.when.situations):
+        when = terminal_blocks(record.when.trigger) if record.when.trigger else []
+        for situation in record.when.situations:
+            when += [
+                [depth, marker or "- ", text] for depth, marker, text in terminal_blocks(situation)
+            ]
+        sections.append(["When it happens", when])
+    return [shown(record.exception), shown(record.message), shown(record.title), sections]
+
+
+def shown(text: str) -> str:
+    """Plain text as a terminal may print it: hidden and control characters as markers."""
+    return reveal_text(text.replace("\r\n", "\n").replace("\r", "\n").replace("\t", "    "))

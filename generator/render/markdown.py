@@ -97,3 +97,73 @@ def text_of_html(rendered: str) -> str:
 def render_markdown_inline(text: str) -> str:
     """Render a one-line Markdown item without wrapping it in a paragraph."""
     return str(markdown_renderer().renderInline(reveal_text(text)))
+
+
+# A block of text for a terminal: [depth, marker, text]. The marker starts its first line
+# ("- ", "2. "); CODE marks a code block, shown as it is; other text is wrapped to the width.
+TerminalBlock = list[Any]
+CODE = "code"
+
+
+def terminal_blocks(text: str) -> list[TerminalBlock]:
+    """Record Markdown as blocks for a terminal: no markup, links as `text <url>`, lists
+    marked and nested, code kept line for line; hidden characters shown as markers."""
+    blocks: list[TerminalBlock] = []
+    lists: list[list[Any]] = []  # per open list: [ordered, the next item's marker or ""]
+    depth = 0
+    in_row = False  # a table row: its cells are one block, joined with " | "
+    for token in markdown_renderer().parse(reveal_text(text)):
+        if token.type in ("bullet_list_open", "ordered_list_open"):
+            lists.append([token.type == "ordered_list_open", ""])
+        elif token.type in ("bullet_list_close", "ordered_list_close"):
+            lists.pop()
+        elif token.type == "list_item_open":
+            lists[-1][1] = f"{token.info}. " if lists[-1][0] else "- "
+            depth += 1
+        elif token.type == "list_item_close":
+            depth -= 1
+        elif token.type == "blockquote_open":
+            depth += 1
+        elif token.type == "blockquote_close":
+            depth -= 1
+        elif token.type in ("fence", "code_block"):
+            blocks.append([depth, CODE, token.content.rstrip("\n")])
+        elif token.type == "hr":
+            blocks.append([depth, "", "----"])
+        elif token.type == "inline":
+            marker = ""
+            if lists and lists[-1][1]:
+                marker, lists[-1][1] = lists[-1][1], ""
+            line = inline_text(token.children or [])
+            if in_row:
+                blocks[-1][2] += (" | " if blocks[-1][2] else "") + line
+            else:
+                blocks.append([max(depth - 1, 0) if marker else depth, marker, line])
+        elif token.type in ("tr_open", "tr_close"):
+            in_row = token.type == "tr_open"
+            if in_row:
+                blocks.append([depth, "", ""])
+    return [block for block in blocks if block[2] or block[1] == CODE]
+
+
+def inline_text(children: Sequence[Token]) -> str:
+    """An inline run's text: code in backticks, a link's address after its text."""
+    parts: list[str] = []
+    href = ""
+    start = 0
+    for child in children:
+        if child.type == "text":
+            parts.append(child.content)
+        elif child.type == "code_inline":
+            parts.append(f"`{child.content}`")
+        elif child.type == "softbreak":
+            parts.append(" ")
+        elif child.type == "hardbreak":
+            parts.append("\n")
+        elif child.type == "link_open":
+            href, start = str(child.attrGet("href") or ""), len(parts)
+        elif child.type == "link_close" and href:
+            if "".join(parts[start:]) != href:
+                parts.append(f" <{href}>")
+            href = ""
+    return "".join(parts)
