@@ -560,8 +560,8 @@ REPO_DIR = click.option(
 
 
 @cli.command("export")
-@click.argument("language", type=click.Choice(["python"]))
-@click.argument("target", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("language", type=click.Choice(["python", "markdown"]))
+@click.argument("target", type=click.Path(path_type=Path))
 @CONTENT_OPTION
 @click.option(
     "--base-url", help="The site's public address (default: base_url).", callback=base_url_argument
@@ -569,12 +569,26 @@ REPO_DIR = click.option(
 @click.option(
     "--explain",
     is_flag=True,
-    help="Embed each error's text, for `python -m MODULE explain` in a terminal.",
+    help="python: embed each error's text, for `python -m MODULE explain` in a terminal.",
+)
+@click.option(
+    "--flavor",
+    type=click.Choice(["mkdocs", "myst"]),
+    default="mkdocs",
+    show_default=True,
+    help="markdown: Python-Markdown with pymdownx (MkDocs, ProperDocs, Zensical) or MyST.",
 )
 def export_command(
-    language: str, target: Path, content: Path, base_url: str | None, explain: bool
+    language: str, target: Path, content: Path, base_url: str | None, explain: bool, flavor: str
 ) -> None:
-    """Write a module that links raised errors to their pages, for a library to vendor."""
+    """Write the errors for another tool: `python OUT.py`, a module that links raised errors
+    to their pages, for a library to vendor; `markdown OUT_DIR`, a page per error for MkDocs
+    or MyST docs."""
+    if language == "markdown":
+        if explain:
+            raise click.BadParameter("--explain is for `export python`", param_hint="--explain")
+        export_markdown(content, target, base_url, flavor)
+        return
     from errpages.build import no_base_url
     from errpages.content.files import atomic_write_text
     from errpages.outputs.export import python_module
@@ -596,6 +610,31 @@ def export_command(
     click.echo(
         f"Wrote {display_path(target)} ({len(module):,} bytes): "
         f"{plural(count, 'error')} of {site.config.base_url}."
+    )
+
+
+def export_markdown(content: Path, folder: Path, base_url: str | None, flavor: str) -> None:
+    """`errpages export markdown OUT_DIR`: write the pages, say what changed."""
+    from errpages.outputs.markdown import (
+        ExportConflict,
+        docs_prefix,
+        markdown_export,
+        write_pages,
+    )
+
+    site = site_or_exit(content, base_url, "Cannot export")
+    pages = markdown_export(site, flavor, docs_prefix(folder))
+    try:
+        summary = write_pages(folder, pages)
+    except ExportConflict as exc:
+        click.echo(f"errpages export: {printable(str(exc))}; nothing was written.", err=True)
+        sys.exit(1)
+    except OSError as exc:
+        fail_to_write("export", exc)
+    removed = f", {len(summary.removed)} removed" if summary.removed else ""
+    click.echo(
+        f"Wrote {display_path(folder)}: {plural(len(summary.written), 'file')} changed, "
+        f"{summary.unchanged} unchanged{removed} ({flavor})."
     )
 
 

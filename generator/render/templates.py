@@ -205,18 +205,23 @@ def first_sentence(text: str, limit: int = 300) -> str:
 LEADING_SPACE_RE = re.compile(r'^(?:<span class="w">([ \t]+)</span>|([ \t]+))')
 
 
+def raise_span(record: Record) -> tuple[int, int]:
+    """The snippet's lines (from 1) of the raising statement: the first and the last."""
+    snippet = record.source.snippet
+    raise_line = record.source.line - snippet.start_line + 1
+    if snippet.language.lower() in PYTHON_LANGUAGES:
+        statement = logical_line(textwrap.dedent(snippet.text), raise_line)
+        if statement is not None:
+            return statement[0], statement[1]
+    return raise_line, raise_line
+
+
 def snippet_context(record: Record) -> dict[str, Any]:
     """The snippet's lines for display: the indentation all of them share taken off (their
     numbers are the file's own), and the lines of the raising statement marked."""
     snippet = record.source.snippet
-    text = textwrap.dedent(snippet.text)
-    highlighted = highlight_lines(text, snippet.language)
-    raise_line = record.source.line - snippet.start_line + 1
-    first = last = raise_line
-    if snippet.language.lower() in PYTHON_LANGUAGES:
-        statement = logical_line(text, raise_line)
-        if statement is not None:
-            first, last = statement[0], statement[1]
+    highlighted = highlight_lines(textwrap.dedent(snippet.text), snippet.language)
+    first, last = raise_span(record)
     lines = [
         {
             "number": snippet.start_line + offset,
