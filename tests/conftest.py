@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
@@ -144,3 +146,9 @@ class Served:
     def stop(self) -> None:
         self.process.terminate()
         self.process.wait(timeout=10)
+
+
+def install_wheel(wheel: Path, target: Path) -> None:
+    """Install a wheel (and nothing it depends on) into a folder of its own."""
+    command = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target"]
+    subprocess.run([*command, str(target), str(wheel)], check=True, capture_output=True)

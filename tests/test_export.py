@@ -175,21 +175,29 @@ def test_content_is_data_in_the_module_never_code(tmp_path: Path, make_content) 
     assert not (tmp_path / "pwned").exists()
 
 
-def test_the_module_is_python_3_8(module: Path) -> None:
-    """Written for the oldest Python a library may still support: it parses as 3.8 does."""
+def imported_modules(source: str) -> set[str]:
+    """The top-level modules a module imports; it must parse as Python 3.8 does (written for
+    the oldest Python a library may still support)."""
     import ast
 
-    source = (module / "errpages_links.py").read_text()
-    ast.parse(source, feature_version=(3, 8))
-    imported = {
+    tree = ast.parse(source, feature_version=(3, 8))
+    return {
         alias.name.split(".")[0]
-        for node in ast.walk(ast.parse(source))
+        for node in ast.walk(tree)
         if isinstance(node, (ast.Import, ast.ImportFrom))
         for alias in (
             node.names if isinstance(node, ast.Import) else [ast.alias(node.module or "")]
         )
     }
-    assert imported <= {"json", "sys", "urllib"}  # the standard library only
+
+
+def test_the_module_is_python_3_8(module: Path) -> None:
+    source = (module / "errpages_links.py").read_text()
+    assert imported_modules(source) <= {
+        "json",
+        "sys",
+        "urllib",
+    }  # the standard library only  # the standard library only
 
 
 HOSTILE_EXCEPTIONS = """
@@ -395,19 +403,16 @@ def test_explain_prints_content_as_text_never_terminal_codes(tmp_path: Path, mak
 def test_without_explain_the_module_has_no_text_and_with_it_stays_python_3_8(
     module: Path, explaining: Path
 ) -> None:
-    import ast
-
     small = (module / "errpages_links.py").read_text()
     assert "_TEXT" not in small and "def main" not in small and "What it means" not in small
     source = (explaining / "errpages_links.py").read_text()
-    ast.parse(source, feature_version=(3, 8))
-    imported = {
-        alias.name.split(".")[0]
-        for node in ast.walk(ast.parse(source))
-        if isinstance(node, (ast.Import, ast.ImportFrom))
-        for alias in (
-            node.names if isinstance(node, ast.Import) else [ast.alias(node.module or "")]
-        )
+    assert imported_modules(source) <= {
+        "json",
+        "sys",
+        "urllib",
+        "re",
+        "textwrap",
+        "shutil",
+        "argparse",
     }
-    assert imported <= {"json", "sys", "urllib", "re", "textwrap", "shutil", "argparse"}
     assert small[small.index("\nSITE_TITLE") :] in source  # the same module, text added

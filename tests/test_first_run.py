@@ -18,7 +18,7 @@ import pytest
 
 from errpages.content.listing import display_path
 from errpages.content.record_schema import record_schema
-from tests.conftest import REPO_ROOT, Served, run_cli, valid_record
+from tests.conftest import REPO_ROOT, Served, install_wheel, run_cli, valid_record
 
 INVALID = Path(__file__).resolve().parent / "invalid"
 
@@ -290,21 +290,7 @@ def test_the_release_files_build_check_and_install_as_errpages(tmp_path: Path) -
         top = {"/".join(name.split("/")[1:2]) for name in sdist.getnames()}
     assert {"CHANGELOG.md", "LICENSE", "README.md", "generator", "themes"} <= top
     target = tmp_path / "installed"
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "-q",
-            "--no-deps",
-            "--target",
-            str(target),
-            str(wheel_path),
-        ],
-        check=True,
-        capture_output=True,
-    )
+    install_wheel(wheel_path, target)
     installed = {p.name for p in target.iterdir() if not p.name.endswith(".dist-info")}
     assert installed == {"errpages", "bin"}  # the package, and the `errpages` console script
     assert (target / "bin" / "errpages").is_file()

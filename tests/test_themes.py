@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO_ROOT, parse_html, run_cli, valid_record
+from tests.conftest import REPO_ROOT, install_wheel, parse_html, run_cli, valid_record
 
 
 def test_a_theme_overrides_one_template_and_one_asset(make_content, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -83,21 +83,7 @@ def test_installed_package_builds_outside_the_repository(tmp_path: Path) -> None
     )
     wheel = next(wheel_dir.glob("errpages-*.whl"))
     target = tmp_path / "installed"
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "-q",
-            "--no-deps",
-            "--target",
-            str(target),
-            str(wheel),
-        ],
-        check=True,
-        capture_output=True,
-    )
+    install_wheel(wheel, target)
     work = tmp_path / "elsewhere"
     (work / "content" / "errors").mkdir(parents=True)
     (work / "content" / "errors" / "a.yaml").write_text(valid_record())
