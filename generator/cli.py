@@ -589,6 +589,9 @@ def export_command(
             raise click.BadParameter("--explain is for `export python`", param_hint="--explain")
         export_markdown(content, target, base_url, flavor)
         return
+    given = click.get_current_context().get_parameter_source("flavor")
+    if given is click.core.ParameterSource.COMMANDLINE:
+        raise click.BadParameter("--flavor is for `export markdown`", param_hint="--flavor")
     from errpages.build import no_base_url
     from errpages.content.files import atomic_write_text
     from errpages.outputs.export import python_module

@@ -64,7 +64,8 @@ def sphinx_project(root: Path, content: Path) -> Path:
 
 
 def sphinx_build(docs: Path, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    return run(BIN / "sphinx-build", "-W", "-b", "html", *extra, docs, out, cwd=docs.parent)
+    command = (BIN / "sphinx-build", "--no-color", "-W", "-b", "html", *extra, docs, out)
+    return run(*command, cwd=docs.parent)
 
 
 @pytest.fixture(scope="module")

@@ -396,3 +396,19 @@ def test_serve_reads_a_history_file_again_only_when_it_changed(project) -> None:
     report = session.update({str(saved)})
     assert report.failed() and "proj.json" in report.diagnostics[0].format()
     assert not session.cache.histories_read  # a file with problems is read again each time
+
+
+def test_the_markdown_export_says_when_and_what_changed(project, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    repo, tags, content, ids = project
+    history(content, repo)
+    for record in (content / "errors").rglob("*.yaml"):
+        record.write_text(record.read_text().replace("draft: true\n", ""))
+    folder = tmp_path / "docs" / "errors"
+    result = run_cli("export", "markdown", str(folder), "--content", str(content))
+    assert result.exit_code == 0, result.output
+    page = (folder / f"{ids['no widget']}.md").read_text()
+    assert "in acme/proj · Raised since v1.0 · reworded in v1.1\n" in page
+    rows = [line for line in page.splitlines() if line.startswith("| v")]
+    assert rows[0].startswith("| v1.0 | raised |")
+    assert rows[1].startswith("| v1.1 | reworded: was “unknown widget &#123;name!r&#125;” |")
+    assert f"(https://github.com/acme/proj/blob/{tags['v1.1']}/pkg/widgets.py#L5)" in rows[1]

@@ -28,7 +28,7 @@ from errpages.render.markdown import markdown_renderer
 from errpages.render.reveal import reveal_text
 from errpages.render.templates import raise_span
 from errpages.site import conditions, urls
-from errpages.site.history import glance, history_changes
+from errpages.site.history import Change, glance, history_changes
 from errpages.site.links import short_text
 from errpages.site.model import LinkRef, Record, RecordSummary, Site
 
@@ -93,6 +93,7 @@ def link(text: str, url: str) -> str:
 def inline(children: Sequence[Token]) -> str:
     """An inline run written again: text escaped, emphasis and code kept, safe links only."""
     parts: list[str] = []
+    links: list[tuple[int, str]] = []  # the open links: where their text starts, their URL
     for child in children:
         kind = child.type
         if kind == "text":
@@ -109,11 +110,10 @@ def inline(children: Sequence[Token]) -> str:
         elif kind in ("s_open", "s_close"):
             pass  # strikethrough is not in every flavor; its text stays
         elif kind == "link_open":
-            parts.append("\0link\0" + str(child.attrGet("href") or ""))
-        elif kind == "link_close":
-            start = max(i for i, part in enumerate(parts) if part.startswith("\0link\0"))
-            href = parts[start].removeprefix("\0link\0")
-            parts[start:] = [link("".join(parts[start + 1 :]), href)]
+            links.append((len(parts), str(child.attrGet("href") or "")))
+        elif kind == "link_close" and links:
+            start, href = links.pop()
+            parts[start:] = [link("".join(parts[start:]), href)]
     return "".join(parts).strip()
 
 
@@ -234,57 +234,68 @@ def front_matter(title: str, description: str, flavor: str) -> str:
 def error_page(site: Site, summary: RecordSummary, flavor: str) -> MarkdownPage:
     """An error's page: what the site's page says, in the docs' Markdown."""
     record = site.record(summary)
-    links = site.links[record.id]
-    config = site.config
-    meaning = markdown_blocks(record.meaning, flavor)
+    history = site.history(record)
+    heading = f"{code_span(record.exception)} in {escape(record.repo)}"
+    if history is not None and (line := glance(history)):
+        heading += f" · {escape(' · '.join(line))}"
+    description = short_text(" ".join(record.meaning.split()), 160)
     parts = [
-        front_matter(record.title, short_text(" ".join(record.meaning.split()), 160), flavor),
+        front_matter(record.title, description, flavor),
         f"# {escape(record.title)}\n",
-        f"{code_span(record.exception)} in {escape(record.repo)}"
-        + (f" · {escape(' · '.join(glance(history)))}" if (history := site.history(record)) else "")
-        + "\n",
+        heading + "\n",
         fence(record.message, "text", flavor) + "\n",
     ]
     if record.retired is not None:
         note = f" {markdown_inline(record.retired.note)}" if record.retired.note else ""
         parts.append(f"> **No longer raised** since {escape(record.retired.since)}.{note}\n")
-    parts += ["## What it means\n", meaning + "\n"]
+    parts += ["## What it means\n", markdown_blocks(record.meaning, flavor) + "\n"]
     source = record.source
     if source.function or source.conditions:
         raised = conditions.markdown(conditions.raised_when(source.function, source.conditions))
         parts.append(markdown_inline(raised) + "\n")
     parts += snippet(site, record, flavor)
-    parts += ["## Solutions\n"]
-    parts += [
-        "\n".join(f"{number}. {markdown_inline(solution)}" for number, solution in numbered) + "\n"
-        for numbered in [list(enumerate(record.solutions, 1))]
-    ]
-    if record.example_fix is not None:
-        fix = record.example_fix
-        parts += [
-            "## Example fix\n",
-            "Before:\n",
-            fence(fix.before, language(fix.language), flavor),
-        ]
-        parts += ["\nAfter:\n", fence(fix.after, language(fix.language), flavor) + "\n"]
-        if fix.notes:
-            parts.append(markdown_blocks(fix.notes, flavor) + "\n")
-    if record.when is not None and (record.when.trigger or record.when.situations):
-        parts.append("## When it happens\n")
-        if record.when.trigger:
-            parts.append(f"**Trigger:** {markdown_inline(record.when.trigger)}\n")
-        if record.when.situations:
-            items = (f"- {markdown_inline(s)}" for s in record.when.situations)
-            parts.append("\n".join(items) + "\n")
-    if history is not None and (rows := history_changes(history, record.repo, config)):
-        parts += ["## History\n", "| Release | What changed | Where |", "|---|---|---|"]
-        for row in rows:
-            what = escape(row.what) + (f": was {code_span(row.former)}" if row.former else "")
-            parts.append(f"| {escape(row.release)} | {what} | {link(escape(row.where), row.url)} |")
-        parts.append("")
+    solutions = (f"{n}. {markdown_inline(text)}" for n, text in enumerate(record.solutions, 1))
+    parts += ["## Solutions\n", "\n".join(solutions) + "\n"]
+    parts += example_fix(record, flavor) + when_it_happens(record)
+    if history is not None:
+        parts += history_table(history_changes(history, record.repo, site.config))
+    links = site.links[record.id]
     parts += related_lists(links.related, links.backlinks)
     text = "\n".join(parts).rstrip("\n") + "\n"
     return MarkdownPage(page_name(record.id), re.sub(r"\n{3,}", "\n\n", text))
+
+
+def example_fix(record: Record, flavor: str) -> list[str]:
+    fix = record.example_fix
+    if fix is None:
+        return []
+    code = language(fix.language)
+    parts = ["## Example fix\n", "Before:\n", fence(fix.before, code, flavor) + "\n"]
+    parts += ["After:\n", fence(fix.after, code, flavor) + "\n"]
+    return parts + ([markdown_blocks(fix.notes, flavor) + "\n"] if fix.notes else [])
+
+
+def when_it_happens(record: Record) -> list[str]:
+    when = record.when
+    if when is None or not (when.trigger or when.situations):
+        return []
+    parts = ["## When it happens\n"]
+    if when.trigger:
+        parts.append(f"**Trigger:** {markdown_inline(when.trigger)}\n")
+    if when.situations:
+        parts.append("\n".join(f"- {markdown_inline(s)}" for s in when.situations) + "\n")
+    return parts
+
+
+def history_table(rows: Sequence[Change]) -> list[str]:
+    """The History section: each release where something changed, linked to that line."""
+    if not rows:
+        return []
+    parts = ["## History\n", "| Release | What changed | Where |", "|---|---|---|"]
+    for row in rows:
+        what = escape(row.what) + (f": was “{escape(row.former)}”" if row.former else "")
+        parts.append(f"| {escape(row.release)} | {what} | {link(escape(row.where), row.url)} |")
+    return [*parts, ""]
 
 
 def snippet(site: Site, record: Record, flavor: str) -> list[str]:
