@@ -26,7 +26,7 @@ from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
 
 from errpages import __version__
-from errpages.diagnostics import Level
+from errpages.diagnostics import Level, printable
 from errpages.site.model import Site
 
 logger = logging.getLogger(__name__)
@@ -62,7 +62,7 @@ def load(app: Sphinx) -> Site | None:
     content = (Path(app.confdir) / app.config.errpages_content).resolve()
     report = BuildReport()
     if not content.is_dir():
-        logger.warning(f"errpages: no content folder at {content}", type="errpages")
+        logger.warning(printable(f"errpages: no content folder at {content}"), type="errpages")
         return None
     site = load_site(content, app.config.errpages_base_url or None, report, False, False)
     for diagnostic in report.diagnostics:
@@ -75,7 +75,8 @@ def load(app: Sphinx) -> Site | None:
         )
         hint = f" (hint: {diagnostic.hint})" if diagnostic.hint else ""
         level = "error" if diagnostic.level is Level.ERROR else "warning"
-        logger.warning(f"errpages {level}: {text}{hint}", location=location, type="errpages")
+        said = printable(f"errpages {level}: {text}{hint}")
+        logger.warning(said, location=printable(location), type="errpages")
     return None if report.failed() else site
 
 
@@ -89,7 +90,7 @@ def write_sources(app: Sphinx) -> None:
     try:
         write_pages(Path(app.srcdir) / FOLDER, markdown_export(site, "myst"))
     except (ExportConflict, OSError) as exc:
-        logger.warning(f"errpages: {exc}", type="errpages")
+        logger.warning(printable(f"errpages: {exc}"), type="errpages")
     LOADED[id(app)] = site
 
 
@@ -103,11 +104,20 @@ def write_outputs(app: Sphinx, exception: BaseException | None) -> None:
         target = app.builder.get_target_uri(f"{FOLDER}/{record.id}")
         for alias in () if record.draft else record.aliases:
             source = app.builder.get_target_uri(f"{FOLDER}/{alias}")
-            relative = posixpath.relpath(target, posixpath.dirname(source.rstrip("/")) or ".")
-            page = out / source / "index.html" if source.endswith("/") else out / source
-            write_if_changed(page, redirect_page(relative).encode())
+            write_if_changed(
+                out / source / "index.html" if source.endswith("/") else out / source,
+                redirect_page(relative_uri(source, target)).encode(),
+            )
     for output in api_outputs(site):
         write_if_changed(out / FOLDER / output[0], output[1])
+
+
+def relative_uri(source: str, target: str) -> str:
+    """The link from one page of the output to another, by their builder URIs (`a/b.html`,
+    or `a/b/` for dirhtml, whose page is that folder's index.html)."""
+    here = source.rstrip("/") if source.endswith("/") else posixpath.dirname(source)
+    relative = posixpath.relpath(target.rstrip("/"), here or ".")
+    return relative + "/" if target.endswith("/") else relative
 
 
 def redirect_page(url: str) -> str:

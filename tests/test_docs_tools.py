@@ -137,6 +137,19 @@ def test_sphinx_links_related_errors_both_ways_and_keeps_aliases_and_the_api(
     assert (out / "api" / "schema.json").is_file()
 
 
+def test_sphinx_dirhtml_redirects_aliases_to_their_errors_folders(tmp_path: Path) -> None:
+    docs = sphinx_project(tmp_path, EXAMPLE_CONTENT)
+    out = tmp_path / "out"
+    built = run(BIN / "sphinx-build", "--no-color", "-W", "-b", "dirhtml", docs, out, cwd=tmp_path)
+    assert built.returncode == 0, built.stdout + built.stderr
+    for error_id, data in published().items():
+        for alias in data.get("aliases") or []:
+            moved = parse_html(out / "errors" / alias / "index.html")
+            href = moved.find("a")["href"]
+            assert href == f"../{error_id}/"
+            assert (out / "errors" / alias / href / "index.html").resolve().is_file()
+
+
 def test_sphinx_rebuilds_only_the_page_an_edit_changes(tmp_path: Path) -> None:
     content = tmp_path / "content"
     shutil.copytree(EXAMPLE_CONTENT, content)
