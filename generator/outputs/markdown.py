@@ -218,16 +218,20 @@ def ref_link(ref: LinkRef) -> str:
     return link(escape(ref.title), page_name(ref.id))
 
 
-def front_matter(title: str, description: str, flavor: str) -> str:
+def front_matter(title: str, description: str, flavor: str, orphan: bool = False) -> str:
     """YAML front matter (JSON strings are YAML). MkDocs themes put the title and the
     description into the page as HTML, unescaped: they are escaped for it; and template
-    plugins (mkdocs-macros) are told to keep out."""
+    plugins (mkdocs-macros) are told to keep out. An `orphan` page is in no toctree (Sphinx
+    then does not warn): the errors' pages are reached from their index and each other,
+    and kept out of the docs' navigation, which every page of the docs carries whole."""
     shown = (lambda text: html.escape(text)) if flavor == "mkdocs" else (lambda text: text)
     lines = [f"title: {json.dumps(shown(reveal_text(title)))}"]
     if description:
         lines.append(f"description: {json.dumps(shown(reveal_text(description)))}")
     if flavor == "mkdocs":
         lines.append("render_macros: false")  # mkdocs-macros: the page is not a template
+    elif orphan:
+        lines.append("orphan: true")
     return "---\n" + "\n".join(lines) + "\n---\n\n"
 
 
@@ -240,7 +244,7 @@ def error_page(site: Site, summary: RecordSummary, flavor: str) -> MarkdownPage:
         heading += f" · {escape(' · '.join(line))}"
     description = short_text(" ".join(record.meaning.split()), 160)
     parts = [
-        front_matter(record.title, description, flavor),
+        front_matter(record.title, description, flavor, orphan=True),
         f"# {escape(record.title)}\n",
         heading + "\n",
         fence(record.message, "text", flavor) + "\n",
@@ -355,9 +359,6 @@ def index_page(site: Site, published: Sequence[RecordSummary], flavor: str) -> M
             f"- {link(escape(r.title), page_name(r.id))}: {code_span(r.exception)}" for r in rows
         )
         parts.append("\n".join(items) + "\n")
-    if flavor == "myst":
-        names = "\n".join(summary.id for summary in published)
-        parts.append(f"```{{toctree}}\n:hidden:\n\n{names}\n```\n")
     return MarkdownPage("index.md", "\n".join(parts).rstrip("\n") + "\n")
 
 
