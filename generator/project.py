@@ -69,7 +69,7 @@ def line_of(text: str, key: str) -> int:
 
 def read_settings(path: Path) -> ProjectSettings | None:
     """The [tool.errpages] table of one pyproject.toml, checked and resolved; None without."""
-    shown = display(path)
+    shown = str(nearby(path))
     try:
         with path.open("rb") as file:
             data = file.read(MAX_PYPROJECT_BYTES + 1)
@@ -128,10 +128,6 @@ def nearby(folder: Path) -> Path:
         return absolute.relative_to(Path.cwd())
     except ValueError:
         return absolute
-
-
-def display(path: Path) -> str:
-    return str(nearby(path))
 
 
 def project_settings() -> ProjectSettings | None:

@@ -32,7 +32,6 @@ from errpages.site.history import Change, glance, history_changes
 from errpages.site.links import short_text
 from errpages.site.model import LinkRef, Record, RecordSummary, Site
 
-FLAVORS = ("mkdocs", "myst")
 # Characters of text that mean something to Python-Markdown, pymdownx, MyST or a template
 # plugin anywhere in a line (HTML, code, roles and directives, attribute lists, links,
 # emphasis, tables, marks, math), written as entities: both parsers decode them to the
@@ -45,7 +44,6 @@ LINE_START_RE = re.compile(r"^(\d*)([!-%'-/:-@\\^`{-~])")  # not &: an entity is
 LANGUAGE_RE = re.compile(r"[A-Za-z0-9_+-]{1,40}")
 # A pymdownx.snippets include: a line of its own (`--8<-- "file"`, or the marker alone).
 SNIPPET_MARKER_RE = re.compile(r"^([ \t]*)(-+8<-+(?:[ \t]+(?:\"[^\"\n]+\"|'[^'\n]+'))?)[ \t]*$")
-HEADING_SHIFT = 2
 
 
 def escape(text: str) -> str:
@@ -78,10 +76,8 @@ def language(name: str) -> str:
 
 
 def code_span(code: str) -> str:
-    code = " ".join(reveal_text(code).split())
-    ticks = "`" * (1 + max((len(run) for run in re.findall("`+", code)), default=0))
-    pad = " " if code.startswith("`") or code.endswith("`") or not code.strip() else ""
-    return f"{ticks}{pad}{code}{pad}{ticks}"
+    """Code in a span, on one line, its hidden characters shown."""
+    return conditions.code_span(" ".join(reveal_text(code).split()))
 
 
 def link(text: str, url: str) -> str:
