@@ -129,8 +129,9 @@ class BuildReport:
     written: bool = False
     unchanged: bool = False  # a no-op build: nothing read, nothing written
     records_read: int = 0  # record files read and validated; the others' rows were kept
-    pages_rendered: int = 0
-    pages_kept: int = 0
+    pages_rendered: int = 0  # error pages rendered (their JSON files with them)
+    pages_kept: int = 0  # error pages carried over from the last build
+    made: list[str] = field(default_factory=list)  # the outputs made again from their inputs
     files_total: int = 0
     cache_problem: str | None = None  # why the cache could not be saved, if it could not
     cache_refused: str | None = None  # why the cache found was not used: not errpages' own
@@ -319,6 +320,7 @@ def write_site(
         staging.discard()
         raise
     report.written = True
+    report.made = sorted([*report.made, *memo.fresh])
     report.files_total = len(outputs) + 1
     return Written(
         outputs=outputs,
@@ -652,6 +654,7 @@ def render_records(
             units[result.record_id] = unit_entry(summary, inputs[summary.id], result, site)
             for path, _ in result.files:  # perhaps written by a worker: note it here
                 staging.note_written(path)
+                report.made.append(path)
             report.diagnostics += result.diagnostics
             if progress:
                 progress(len(units), total)

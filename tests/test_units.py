@@ -9,7 +9,7 @@ import pytest
 
 from errpages.content.messages import placeholder_names
 from errpages.content.schema import derive_id, normalise_snippet_name
-from errpages.outputs.write import _exchange
+from errpages.outputs.write import exchange_folders
 from errpages.render.markdown import is_safe_url, render_markdown
 from errpages.render.templates import message_html
 from errpages.site.links import short_text
@@ -132,7 +132,7 @@ def test_two_folders_are_exchanged_in_one_step(tmp_path: Path) -> None:
     (tmp_path / "live" / "old.html").write_text("old")
     (tmp_path / "staged").mkdir()
     (tmp_path / "staged" / "new.html").write_text("new")
-    assert _exchange(tmp_path / "staged", tmp_path / "live")
+    assert exchange_folders(tmp_path / "staged", tmp_path / "live")
     assert [p.name for p in (tmp_path / "live").iterdir()] == ["new.html"]
     assert [p.name for p in (tmp_path / "staged").iterdir()] == ["old.html"]
 

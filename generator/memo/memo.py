@@ -54,6 +54,7 @@ class Memo:
     read: Callable[[str], bytes | None] = lambda _path: None  # a file of the previous output
     digests: Digests = field(default_factory=Digests)
     current: dict[str, Made] = field(default_factory=dict)
+    fresh: list[str] = field(default_factory=list)  # the paths made now, not reused
 
     def made(self, planned: Planned) -> OutputFile:
         """The planned file: the previous build's, when made from inputs with the same digest
@@ -75,6 +76,7 @@ class Memo:
         content = planned.make()
         sha = hashlib.sha256(content).hexdigest()
         self.current[planned.path] = (inputs, sha, None)
+        self.fresh.append(planned.path)
         return OutputFile(planned.path, content, planned.origin, sha=sha)
 
     def links_checked(self, path: str, cross_links: tuple[CrossLink, ...]) -> None:

@@ -89,7 +89,7 @@ def check_collisions(files: Iterable[tuple[str, str]]) -> list[Diagnostic]:
     return diagnostics
 
 
-def _exchange(a: Path, b: Path) -> bool:
+def exchange_folders(a: Path, b: Path) -> bool:
     """Atomically swap two folders; False when the system cannot."""
     if not sys.platform.startswith("linux"):
         return False
@@ -598,7 +598,7 @@ class Staging:
             if keep_spare and not os.path.lexists(self.spare):
                 return self.make_spare(outputs), live
             return None, live
-        if _exchange(self.root, out_dir):
+        if exchange_folders(self.root, out_dir):
             replaced = self.root
         else:
             replaced = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.old-", dir=out_dir.parent))
