@@ -19,7 +19,7 @@ import click
 from errpages import __version__
 from errpages.content.listing import display_path
 from errpages.diagnostics import Diagnostic, Level, plural, printable
-from errpages.memo.fingerprint import DEFAULT_CACHE_DIR, BuildOptions, up_to_date
+from errpages.memo.fingerprint import DEFAULT_CACHE_DIR
 from errpages.project import FOLDER_SETTINGS, ProjectError, ProjectSettings, project_settings
 from errpages.site import urls
 from errpages.site.model import Site, SiteConfig
@@ -29,7 +29,7 @@ from errpages.site.model import Site, SiteConfig
 if TYPE_CHECKING:
     from tqdm import tqdm
 
-    from errpages.build import BuildReport
+    from errpages.report import BuildReport
     from errpages.site.lookup import LookupMatch
 
 CONTENT_OPTION = click.option(
@@ -223,13 +223,6 @@ def build_command(
 ) -> None:
     """Build the site from the content folder."""
     started = time.perf_counter()
-    options = BuildOptions(base_url, strict, drafts, jobs, None if no_cache else cache_dir, shard)
-    nothing_to_do, listing = up_to_date(content, out, options)
-    if nothing_to_do:
-        if not quiet:
-            elapsed = time.perf_counter() - started
-            click.echo(f"Nothing changed; {display_path(out)} is up to date ({elapsed:.2f}s).")
-        return
     from errpages.build import build
 
     progress = ProgressBar("Rendering", enabled=not quiet)
@@ -241,12 +234,11 @@ def build_command(
             strict=strict,
             include_drafts=drafts,
             jobs=jobs,
-            cache_dir=options.cache_dir,
+            cache_dir=None if no_cache else cache_dir,
             shard=shard,
             progress=progress,
             wait=not no_wait,
             waiting=say_on_stderr,
-            listing=listing,
         )
     finally:
         progress.close()
@@ -371,7 +363,6 @@ def new_command(
     content: Path, repo: str | None, exception: str | None, message: str | None, force: bool
 ) -> None:
     """Scaffold a new error record with a fresh id."""
-    from errpages.build import BuildReport, load_site
     from errpages.content.scaffold import (
         fresh_id,
         new_record_path,
@@ -380,6 +371,8 @@ def new_command(
         write_new_record,
     )
     from errpages.content.schema import REPO_RE
+    from errpages.report import BuildReport
+    from errpages.stages import load_site
 
     repo = ask(repo, "Repo")
     if not REPO_RE.fullmatch(repo):
@@ -445,7 +438,7 @@ def lookup_command(
     drafts: bool,
 ) -> None:
     """Find the errors a traceback or log shows. Exit 1 when nothing matches."""
-    from errpages.build import content_folder_missing
+    from errpages.content.listing import content_folder_missing
     from errpages.site.history import site_wordings
     from errpages.site.lookup import compile_matchers, lookup
 
@@ -538,7 +531,9 @@ def site_or_exit(
     check_registry: bool = True,
 ) -> Site:
     """The records of the content, linked; or its problems printed, `refusal` said, exit 1."""
-    from errpages.build import BuildReport, content_folder_missing, load_site
+    from errpages.content.listing import content_folder_missing
+    from errpages.report import BuildReport
+    from errpages.stages import load_site
 
     if not content.is_dir():
         fail_on(content_folder_missing(content))
@@ -592,7 +587,7 @@ def export_command(
     given = click.get_current_context().get_parameter_source("flavor")
     if given is click.core.ParameterSource.COMMANDLINE:
         raise click.BadParameter("--flavor is for `export markdown`", param_hint="--flavor")
-    from errpages.build import no_base_url
+    from errpages.content.config import no_base_url
     from errpages.content.files import atomic_write_text
     from errpages.outputs.export import python_module
 
@@ -970,7 +965,6 @@ def ids_forget_command(error_ids: tuple[str, ...], content: Path) -> None:
 def serve_command(content: Path, host: str, port: int, no_watch: bool, drafts: bool) -> None:
     """Serve the site on http://127.0.0.1:PORT/ from memory, and reload the tabs on every
     change; each page is made when it is asked for (`build` makes the site to publish)."""
-    from errpages.build import theme_folders
     from errpages.serve.dev import LiveHandler, LiveState, watch_and_update
     from errpages.serve.session import Session
     from errpages.serve.static import Found, free_port_server, url_of
@@ -1014,7 +1008,7 @@ def serve_command(content: Path, host: str, port: int, no_watch: bool, drafts: b
         if no_watch:
             stop.wait()
         else:
-            watch_and_update([content, *theme_folders(content)], update, state, stop)
+            watch_and_update([content, *session.theme_folders()], update, state, stop)
     except KeyboardInterrupt:
         pass
     finally:

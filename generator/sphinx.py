@@ -57,7 +57,8 @@ class ExactText(SphinxTransform):
 
 def load(app: Sphinx) -> Site | None:
     """The content's site; its problems logged as warnings at their file and line."""
-    from errpages.build import BuildReport, load_site
+    from errpages.report import BuildReport
+    from errpages.stages import load_site
 
     content = (Path(app.confdir) / app.config.errpages_content).resolve()
     report = BuildReport()

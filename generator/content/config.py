@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import fields
+from pathlib import Path
 
-from errpages.diagnostics import Diagnostic, did_you_mean
+from errpages.content.listing import display_path
+from errpages.diagnostics import Diagnostic, Position, did_you_mean, warning
 from errpages.site.model import SiteConfig
 from errpages.site.urls import URL_RE
 from errpages.content.schema import REPO_RE, FieldReader
@@ -163,3 +165,18 @@ def read_config(document: YamlDocument | None) -> tuple[SiteConfig, list[Diagnos
         gettext_functions=gettext_functions,
     )
     return config, reader.diagnostics
+
+
+def no_base_url(content_root: Path) -> Diagnostic:
+    """What a build without a public address leaves out, said where it is set."""
+    settings = content_root / "site.yaml"
+    shown = display_path(settings)
+    where = shown if settings.is_file() else display_path(content_root)
+    how = f"add `base_url: https://…/` to {shown}" + ("" if settings.is_file() else " (a new file)")
+    return warning(
+        Position(where),
+        "base_url",
+        "not set: sitemap.xml, robots.txt and feed.xml need absolute URLs and were not "
+        "written, and pages carry no canonical link",
+        f"{how}, or pass --base-url",
+    )

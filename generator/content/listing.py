@@ -14,6 +14,8 @@ from operator import attrgetter
 from pathlib import Path
 from typing import NamedTuple
 
+from errpages.diagnostics import Diagnostic, Position, error
+
 RECORD_SUFFIXES = (".yaml", ".yml")
 
 
@@ -218,3 +220,13 @@ def linked_within(
 def is_within(path: str, folder: str) -> bool:
     """Whether a resolved path is the folder or below it."""
     return os.path.commonpath([path, folder]) == folder
+
+
+def content_folder_missing(content_root: Path) -> Diagnostic:
+    """The message for a --content folder that is not there, pointing to `errpages init`."""
+    return error(
+        Position(os.path.abspath(content_root)),
+        "",
+        "no such content folder",
+        "start a site there with `errpages init`, or name the content folder with --content DIR",
+    )

@@ -29,7 +29,6 @@ build starts from scratch) rather than one that lies.
 
 from __future__ import annotations
 
-import json
 import os
 import secrets
 import sqlite3
@@ -44,12 +43,10 @@ from errpages.content.listing import StatKey, display_path
 from errpages.content.loader import HistoriesRead, SnippetFiles
 from errpages.diagnostics import Diagnostic
 from errpages.memo import plaindata
-from errpages.memo.fingerprint import CACHE_FORMAT, LiveSite
+from errpages.memo.fingerprint import CACHE_FORMAT, HEAD_LIMIT, Summary
 from errpages.memo.folder import create_file, own_file_problem, read_file, replace_file
 from errpages.memo.memo import Made
-from errpages.outputs.hosting import DumpStat, Layout
-from errpages.outputs.records import UnitEntry
-from errpages.outputs.write import FolderTimes, Spare
+from errpages.outputs.linkcheck import CrossLink
 from errpages.site.model import Record, RecordSummary
 
 
@@ -62,44 +59,22 @@ class RecordEntry(NamedTuple):
     summary: RecordSummary
 
 
-@dataclass(frozen=True)
-class Written:
-    """What a build wrote, as the next build needs to know it."""
-
-    outputs: dict[str, str] = field(default_factory=dict)  # site path -> sha256
-    units: dict[str, UnitEntry] = field(default_factory=dict)  # by error id (in the rows)
-    pages: dict[str, Made] = field(default_factory=dict)  # site-wide files, their inputs
-    dump_layout: Layout = field(default_factory=dict)  # where each line is in errors.ndjson
-    dump_stat: DumpStat | None = None  # the dump's stats when the build left it
-    spare: Spare | None = None  # the previous site kept beside the output, and what it holds
-    live_folders: FolderTimes = field(default_factory=dict)  # the output's folders' mtimes
-    site_identity: tuple[int, int, int] | None = None  # (device, inode) of the output
-
-    def live_site(self) -> LiveSite | None:
-        """The output folder as this build left it (see `fingerprint.live_site`)."""
-        top = self.live_folders.get("")
-        return None if self.site_identity is None or top is None else (*self.site_identity, top[0])
-
-
-Row = tuple[RecordEntry, UnitEntry | None]  # a record file's row, without the full record
-
-
 @dataclass
 class BuildCache:
-    """What the last build read (`records`) and wrote (`written`), and what it was of; kept in
-    a head file and a row per record."""
+    """What the last build read (`records`) and made (`outputs`), and what it was of; kept in
+    a head file, a row per record file and a row per output."""
 
     path: Path | None
     code: str = ""
     inputs: str = ""  # fingerprint of every input, for the no-op check
-    shared_key: str = ""  # what every page depends on: settings, theme files, code
+    shared_key: str = ""  # what every output depends on: settings, theme files, code
     warnings: tuple[Diagnostic, ...] = ()  # what the last build reported, repeated on a no-op
     records_folder: str = ""  # how record files' names begin, as shown (`content/errors/`)
     themes: tuple[str, ...] = ()  # the theme folders whose files `inputs` fingerprints
-    written: Written = field(default_factory=Written)
     records: dict[str, RecordEntry] = field(default_factory=dict)  # by record file, as shown
     fresh: dict[str, Record] = field(default_factory=dict)  # validated since saved, to save
-    rows: dict[str, Row] | None = None  # the rows as read or last saved (None: not known)
+    outputs: dict[str, Made] = field(default_factory=dict)  # the memo, by site path
+    saved: tuple[dict[str, RecordEntry], dict[str, Made]] | None = None  # the rows as read
     rows_renamed: bool = False  # read as saved by a build run from another working folder
     refused: str | None = None  # why the cache found was not used, when it was not errpages' own
     # The history files read, by stat: serve keeps them between saves; a build reads them all.
@@ -118,30 +93,22 @@ class BuildCache:
             return None
         return entry.summary
 
-    def saw(self, inputs: str, site: LiveSite | None) -> bool:
-        """Whether the last build was of these very inputs, and left the output folder as it
-        is now (`live_site`)."""
-        return (self.inputs, self.written.live_site()) == (inputs, site)
-
-    def written_with(self, shared_key: str) -> Written:
-        """What the last build wrote; without its records' units and site-wide pages unless
-        they were made with what every page shares now (settings, theme files, code)."""
-        if self.shared_key != shared_key:
-            return replace(self.written, units={}, pages={})
-        return self.written
+    def made_with(self, shared_key: str) -> dict[str, Made]:
+        """The outputs the last build made, when made with what every output shares now."""
+        return self.outputs if self.shared_key == shared_key else {}
 
     def remember(
         self,
         records: dict[str, RecordEntry],
         fresh: list[Record],
-        written: Written,
+        outputs: dict[str, Made],
         shared_key: str,
         inputs: str,
         themes: tuple[str, ...],
         warnings: tuple[Diagnostic, ...],
     ) -> None:
-        """Take what a build read and wrote, for the next build (saved by `save`)."""
-        self.records, self.written, self.shared_key = records, written, shared_key
+        """Take what a build read and made, for the next build (saved by `save`)."""
+        self.records, self.outputs, self.shared_key = records, outputs, shared_key
         self.fresh.update((record.file, record) for record in fresh)
         self.inputs, self.themes, self.warnings = inputs, themes, warnings
 
@@ -166,7 +133,7 @@ class BuildCache:
         return loaded if loaded.file == record_file else renamed(loaded, record_file)
 
     def save(self) -> str | None:
-        """Write the head and the rows that changed; drop the rows of records now gone.
+        """Write the rows that changed and the head; drop the rows of what is now gone.
 
         Returns what went wrong when the cache could not be saved (the site is
         built all the same; the next build then starts from scratch).
@@ -185,68 +152,57 @@ class BuildCache:
         # The head goes into a file of its own (a SQLite blob of megabytes costs several times
         # as much to write), tied to the rows by a token that both carry.
         token = secrets.token_hex(8)
-        written = self.written
-        spare = None if written.spare is None else spare_difference(written.spare, written.outputs)
-        # The head's tables (plain strings, numbers and tuples): JSON.
-        tables = json.dumps(
-            (written.outputs, written.dump_layout, written.live_folders),
-            separators=(",", ":"),
-        ).encode()
         kept = {name: getattr(self, name) for name in HEAD_FIELDS}
-        kept_written = {name: getattr(written, name) for name in WRITTEN_HEAD_FIELDS}
-        data = plaindata.dumps((CACHE_FORMAT, token, kept, kept_written, spare))
-        data += b"\n" + tables
-        rows = self.current_rows()
-        earlier = self.rows if self.rows is not None else {}
+        data = plaindata.dumps((CACHE_FORMAT, token, kept))
+        entries, outputs = self.saved or ({}, {})
         cut = len(self.records_folder)  # rows are saved under the record's name under errors/
-        changed = [
-            (name[cut:], plaindata.dumps(row))
-            for name, row in rows.items()
-            if self.rows_renamed or not same_row(earlier.get(name), row)
-        ]
         db = self.db or open_database(path)[0]
         time_limit(db, WRITE_SECONDS)
         with db:
-            if self.rows is None:  # rows under an unknown (older or damaged) head
-                db.execute("DELETE FROM entries")
-                db.execute("DELETE FROM records")
-            gone = [(name[cut:],) for name in earlier.keys() - rows.keys()]
+            if self.saved is None:  # rows under an unknown (older or damaged) head
+                for table, _ in TABLES[1:]:
+                    db.execute(f"DELETE FROM {table}")
+            gone = [(name[cut:],) for name in entries.keys() - self.records.keys()]
             db.executemany("DELETE FROM entries WHERE file = ?", gone)
             db.executemany("DELETE FROM records WHERE file = ?", gone)
-            db.executemany("INSERT OR REPLACE INTO entries (file, meta) VALUES (?, ?)", changed)
+            db.executemany(
+                "INSERT OR REPLACE INTO entries (file, meta) VALUES (?, ?)",
+                (
+                    (name[cut:], plaindata.dumps(entry))
+                    for name, entry in self.records.items()
+                    if self.rows_renamed or entries.get(name) is not entry
+                ),
+            )
             db.executemany(
                 "INSERT OR REPLACE INTO records (file, data) VALUES (?, ?)",
                 (
                     (name[cut:], plaindata.dumps(record))
                     for name, record in self.fresh.items()
-                    if name in rows
+                    if name in self.records
+                ),
+            )
+            db.executemany(
+                "DELETE FROM outputs WHERE path = ?",
+                ((path,) for path in outputs.keys() - self.outputs.keys()),
+            )
+            db.executemany(
+                "INSERT OR REPLACE INTO outputs (path, inputs, sha, links, words) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (
+                    (path, made.inputs, made.sha, links_data(made.links), made.words)
+                    for path, made in self.outputs.items()
+                    if outputs.get(path) != made
                 ),
             )
             db.execute("INSERT OR REPLACE INTO head (id, data) VALUES (1, ?)", (token,))
-        self.db, self.fresh, self.rows = db, {}, rows
+        self.db, self.fresh, self.saved = db, {}, (self.records, self.outputs)
         self.rows_renamed = False
         replace_file(path.with_suffix(".headdata"), data)
-        # The head as the first versions kept it: never read, so not kept.
-        path.with_suffix(".pickle").unlink(missing_ok=True)
         # A small summary beside it answers "did anything change?" without loading it all.
-        summary = json.dumps(
-            {
-                "format": CACHE_FORMAT,
-                "code": self.code,
-                "inputs": self.inputs,
-                "site": list(written.live_site() or ()),
-                "warnings": len(self.warnings),
-                "themes": list(self.themes),
-            }
+        summary = plaindata.dumps(
+            Summary(CACHE_FORMAT, self.code, self.inputs, self.warnings, self.themes)
         )
-        replace_file(path.with_suffix(".head"), summary.encode())
-
-    def current_rows(self) -> dict[str, Row]:
-        """Each record file's entry, with the unit of the record read from it, if rendered."""
-        return {
-            name: (entry, self.written.units.get(entry.summary.id))
-            for name, entry in self.records.items()
-        }
+        replace_file(path.with_suffix(".head"), summary)
 
     def close(self) -> None:
         if self.db is not None:
@@ -254,27 +210,8 @@ class BuildCache:
             self.db = None
 
 
-SpareRecord = tuple[str, dict[str, str | None], FolderTimes]  # token, difference, folders
-
-
-def spare_difference(spare: Spare, outputs: dict[str, str]) -> SpareRecord:
-    """The spare as the few files where it differs from the output (None: it lacks one)."""
-    difference: dict[str, str | None] = {
-        path: sha for path, sha in spare.outputs.items() if outputs.get(path) != sha
-    }
-    difference.update((path, None) for path in outputs.keys() - spare.outputs.keys())
-    return spare.token, difference, spare.folders
-
-
-def spare_from_difference(record: SpareRecord, outputs: dict[str, str]) -> Spare:
-    token, difference, folders = record
-    held = dict(outputs)
-    for path, sha in difference.items():
-        if sha is None:
-            held.pop(path, None)
-        else:
-            held[path] = sha
-    return Spare(token, held, folders)
+def links_data(links: tuple[CrossLink, ...] | None) -> bytes | None:
+    return None if links is None else plaindata.dumps(links)
 
 
 def renamed(record: Record, record_file: str) -> Record:
@@ -287,22 +224,6 @@ def renamed(record: Record, record_file: str) -> Record:
     return replace(record, file=record_file, positions=positions)
 
 
-def rename_row(row: Row, record_file: str) -> Row:
-    """A row whose summary names its record file as `record_file`."""
-    entry, unit = row
-    return entry._replace(summary=entry.summary._replace(file=record_file)), unit
-
-
-def decode_row(data: bytes) -> Row:
-    row: Row = plaindata.loads(data, Row)
-    return row
-
-
-def same_row(earlier: Row | None, now: Row) -> bool:
-    """A row still holds when its entry and unit are the very objects read or saved."""
-    return earlier is not None and earlier[0] is now[0] and earlier[1] is now[1]
-
-
 # The tables errpages makes, as SQLite keeps them: a database holding anything else (a
 # trigger, a view, another table) is not one errpages made, and is never written to.
 TABLES = (
@@ -310,13 +231,18 @@ TABLES = (
     # What every build reads (small), apart from the full records (read rarely).
     ("entries", "CREATE TABLE entries (file TEXT PRIMARY KEY, meta BLOB)"),
     ("records", "CREATE TABLE records (file TEXT PRIMARY KEY, data BLOB)"),
+    # What each output was made from and came to, by site path (the memo).
+    (
+        "outputs",
+        "CREATE TABLE outputs (path TEXT PRIMARY KEY, inputs TEXT, sha TEXT, links BLOB, "
+        "words TEXT)",
+    ),
 )
 SCHEMA = {("table", name, sql) for name, sql in TABLES} | {
-    ("index", f"sqlite_autoindex_{name}_1", None) for name in ("entries", "records")
+    ("index", f"sqlite_autoindex_{name}_1", None) for name in ("entries", "records", "outputs")
 }
 READ_SECONDS = WRITE_SECONDS = 60.0  # far beyond what a cache of 100,000 records takes
 ROW_LIMIT = 64 << 20  # a row larger than this is read as missing
-HEAD_LIMIT = 1 << 30  # a head file larger than this is not read
 
 
 def time_limit(db: sqlite3.Connection, seconds: float) -> None:
@@ -420,16 +346,19 @@ READ_ERRORS = (OSError, sqlite3.Error, EOFError, AttributeError, ValueError, Typ
 def read_head_and_rows(
     db: sqlite3.Connection, path: Path, code: str, records_folder: str
 ) -> BuildCache | None:
-    """The cache the head and every record's row hold; None when they are of other code or
-    do not belong together (a build was killed between writing the rows and the head).
-    Raises what READ_ERRORS names."""
-    version, token, kept, kept_written, spare, tables = read_head(path)
+    """The cache the head and the rows hold; None when they are of other code or do not
+    belong together (a build was killed between writing the rows and the head). Raises what
+    READ_ERRORS names."""
+    data = read_file(path.with_suffix(".headdata"), HEAD_LIMIT)
+    version, token, kept = plaindata.loads(data, tuple[int, str, dict[str, Any]])
+    if not set(kept) <= set(HEAD_FIELDS):
+        raise ValueError("not a cache head")
+    kept = {name: plaindata.conform(value, CACHE_HINTS[name]) for name, value in kept.items()}
     row = db.execute("SELECT data FROM head WHERE id = 1").fetchone()
     if version != CACHE_FORMAT or kept.get("code") != code or row is None or row[0] != token:
         return None
-    outputs, dump_layout, live_folders = plaindata.loads(tables, HeadTables)
-    rows = {
-        records_folder + name: decode_row(meta)
+    entries: dict[str, RecordEntry] = {
+        records_folder + name: plaindata.loads(meta, RecordEntry)
         for name, meta in db.execute(
             "SELECT file, CASE WHEN length(meta) > ? THEN NULL ELSE meta END FROM entries",
             (ROW_LIMIT,),
@@ -439,54 +368,37 @@ def read_head_and_rows(
     # as it showed them: named as this build shows them, and all saved again.
     rows_renamed = kept.get("records_folder") != records_folder
     if rows_renamed:
-        rows = {name: rename_row(row, name) for name, row in rows.items()}
-    written = Written(
-        outputs=outputs,
-        units={entry.summary.id: unit for entry, unit in rows.values() if unit is not None},
-        dump_layout=dump_layout,
-        spare=None if spare is None else spare_from_difference(spare, outputs),
-        live_folders=live_folders,
-        **kept_written,
-    )
+        entries = {
+            name: entry._replace(summary=entry.summary._replace(file=name))
+            for name, entry in entries.items()
+        }
+    outputs = {
+        output: made_row(inputs, sha, links, words)
+        for output, inputs, sha, links, words in db.execute(
+            "SELECT path, inputs, sha, CASE WHEN length(links) > ? THEN NULL ELSE links END, "
+            "words FROM outputs",
+            (ROW_LIMIT,),
+        )
+    }
     return BuildCache(
         path,
         **(kept | {"records_folder": records_folder}),
-        written=written,
-        records={name: entry for name, (entry, _) in rows.items()},
-        rows=rows,
+        records=entries,
+        outputs=outputs,
+        saved=(entries, outputs),
         rows_renamed=rows_renamed,
         db=db,
     )
 
 
-HeadTables = tuple[dict[str, str], Layout, FolderTimes]
-# What the head file keeps of a BuildCache and of what the build wrote (the rest is in its
-# tables and the rows, or made by each build).
-HEAD_FIELDS = ("code", "inputs", "shared_key", "warnings", "records_folder")
-WRITTEN_HEAD_FIELDS = ("site_identity", "pages", "dump_stat")
+def made_row(inputs: object, sha: object, links: bytes | None, words: object) -> Made:
+    """An output's row, checked: ValueError when it is not what errpages writes."""
+    if not (type(inputs) is type(sha) is type(words) is str):
+        raise ValueError("not an output's row")
+    found = None if links is None else plaindata.loads(links, tuple[CrossLink, ...])
+    return Made(inputs, sha, found, words)
 
 
-def read_head(
-    path: Path,
-) -> tuple[int, str, dict[str, Any], dict[str, Any], SpareRecord | None, bytes]:
-    """The head file: its format, token, the cache's fields and those of what the build wrote
-    (each checked against its type), the spare's record and its tables (JSON, read when
-    needed); ValueError when it is not one."""
-    data = read_file(path.with_suffix(".headdata"), HEAD_LIMIT)
-    head, _, tables = data.partition(b"\n")
-    version, token, kept, kept_written, spare = plaindata.loads(
-        head, tuple[int, str, dict[str, Any], dict[str, Any], SpareRecord | None]
-    )
-    if not (set(kept) <= set(HEAD_FIELDS) and set(kept_written) <= set(WRITTEN_HEAD_FIELDS)):
-        raise ValueError("not a cache head")
-    return (
-        version,
-        token,
-        {name: plaindata.conform(value, CACHE_HINTS[name]) for name, value in kept.items()},
-        {name: plaindata.conform(v, WRITTEN_HINTS[name]) for name, v in kept_written.items()},
-        spare,
-        tables,
-    )
-
-
-CACHE_HINTS, WRITTEN_HINTS = get_type_hints(BuildCache), get_type_hints(Written)
+# What the head file keeps of a BuildCache (the rest is in the rows, or made by each build).
+HEAD_FIELDS = ("code", "inputs", "shared_key", "warnings", "records_folder", "themes")
+CACHE_HINTS = get_type_hints(BuildCache)

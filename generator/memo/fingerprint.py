@@ -2,32 +2,32 @@
 
 Answered from file stats, the options, errpages' code and the small summary
 the last build saved beside its cache, with no renderer imported: a build
-with nothing to do (`up_to_date`) ends before it would load them.
+with nothing to do ends before it would load them.
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib.util
-import json
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import NamedTuple
 
 from errpages import __version__
-from errpages.content.listing import ContentFiles, list_content, shown_records_folder
+from errpages.content.listing import shown_records_folder
+from errpages.diagnostics import Diagnostic
+from errpages.memo import plaindata
 from errpages.memo.folder import read_file
-from errpages.outputs.write import MARKER
 
-CACHE_FORMAT = 19
+CACHE_FORMAT = 20
 GENERATOR_DIR = Path(__file__).resolve().parent.parent
 
 
 DEFAULT_CACHE_DIR = Path(".errpages-cache")
-SUMMARY_LIMIT = 1 << 20  # the summary beside a cache is a few hundred bytes
+HEAD_LIMIT = 1 << 30  # a head file larger than this is not read
 
 
 Progress = Callable[[int, int], None]
@@ -44,6 +44,9 @@ class BuildOptions:
     cache_dir: Path | None = DEFAULT_CACHE_DIR  # None: no cache (a clean build)
     shard: tuple[int, int] = (1, 1)  # K of N
     progress: Progress | None = field(default=None, compare=False)  # told (done, total) pages
+
+    def without_cache(self) -> BuildOptions:
+        return replace(self, cache_dir=None)
 
     def key(self) -> str:
         epoch = os.environ.get("SOURCE_DATE_EPOCH")
@@ -64,51 +67,37 @@ def inputs_fingerprint(
     return tree_fingerprint(themes, extra, content_digest)
 
 
-def up_to_date(
-    content_root: Path, out_dir: Path, options: BuildOptions
-) -> tuple[bool, ContentFiles]:
-    """Whether the last build into out_dir saw these very inputs and warned of nothing (then
-    there is nothing to do), and the content folder's listing, which a build goes on with.
-    The theme's files are those the last build fingerprinted: which theme is used is set in
-    site.yaml, and a changed site.yaml changes the listing."""
-    listing = list_content(content_root)
-    if options.cache_dir is None:
-        return False, listing
-    path = cache_file(options.cache_dir, out_dir, options.key())
-    summary = cache_summary(path)
-    themes = summary.get("themes") if summary else None
-    if not isinstance(themes, list) or not all(isinstance(theme, str) for theme in themes):
-        return False, listing
-    inputs = inputs_fingerprint(content_root, options, listing.digest, list(map(Path, themes)))
-    return unchanged_since(summary, code_version(), inputs, live_site(out_dir)), listing
+class Summary(NamedTuple):
+    """What the last build saw, saved beside its cache to answer "did anything change?"
+    without loading the cache."""
+
+    format: int
+    code: str
+    inputs: str
+    warnings: tuple[Diagnostic, ...]
+    themes: tuple[str, ...]  # the theme folders whose files `inputs` fingerprints
 
 
-def cache_summary(path: Path | None) -> dict[str, Any] | None:
-    """The small summary the last build saved beside the cache; None when there is none (or
-    the cache folder is a link, whose caches are not used)."""
+def read_summary(path: Path | None) -> Summary | None:
+    """The summary the last build saved beside the cache; None when there is none (or the
+    cache folder is a link, whose caches are not used)."""
     if path is None or path.parent.is_symlink():
         return None
     try:
-        summary = json.loads(read_file(path.with_suffix(".head"), SUMMARY_LIMIT))
-    except (OSError, ValueError, RecursionError):
+        summary: Summary = plaindata.loads(
+            read_file(path.with_suffix(".head"), HEAD_LIMIT), Summary
+        )
+    except (OSError, ValueError):
         return None
-    return summary if isinstance(summary, dict) else None
+    return summary
 
 
-def unchanged_since(
-    summary: dict[str, Any] | None, code: str, inputs: str, site: LiveSite | None
-) -> bool:
-    """True when the last build (by its summary) saw these very inputs, left this very output
-    folder as it is now (`live_site`) and warned of nothing."""
-    if summary is None or site is None:
+def saw(summary: Summary | None, content_root: Path, options: BuildOptions, listed: str) -> bool:
+    """Whether the last build (by its summary) was of these very inputs."""
+    if summary is None or summary.format != CACHE_FORMAT or summary.code != code_version():
         return False
-    return bool(
-        summary.get("format") == CACHE_FORMAT
-        and summary.get("code") == code
-        and summary.get("inputs") == inputs
-        and summary.get("site") == list(site)
-        and summary.get("warnings") == 0
-    )
+    themes = list(map(Path, summary.themes))
+    return summary.inputs == inputs_fingerprint(content_root, options, listed, themes)
 
 
 # The libraries whose output ends up in the pages: another version may render differently.
@@ -138,31 +127,6 @@ def code_version() -> str:
 def cache_file(cache_dir: Path, out_dir: Path | None, options: str) -> Path:
     key = hashlib.sha256(os.fsencode(f"{out_dir.resolve() if out_dir else '-'}\n{options}"))
     return cache_dir / f"build-{key.hexdigest()[:20]}.sqlite"
-
-
-def folder_identity(path: Path) -> tuple[int, int, int] | None:
-    """Which output folder this is: its device and inode, and its marker file's inode.
-
-    Every build that writes the output swaps in another folder, so a cache
-    that saw another identity describes a different set of files.
-    """
-    live = live_site(path)
-    return None if live is None else live[:3]
-
-
-LiveSite = tuple[int, int, int, int]  # folder_identity, and the folder's mtime
-
-
-def live_site(path: Path) -> LiveSite | None:
-    """The output folder as a build with nothing to do must find it: the very folder the last
-    build left (`folder_identity`), with nothing put into it or taken from its top since
-    (its mtime: a tool that cleans the folder and writes its own pages there changes it)."""
-    try:
-        st = path.stat()
-        marker = (path / MARKER).stat()
-    except OSError:
-        return None
-    return st.st_dev, st.st_ino, marker.st_ino, st.st_mtime_ns
 
 
 def tree_fingerprint(folders: list[Path], extra: str, listed: str = "") -> str:

@@ -65,3 +65,16 @@ def own_file_problem(path: Path) -> str | None:
 def create_file(path: Path) -> None:
     """Make an empty file at path, which must not exist (not even as a dangling link)."""
     os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644))
+
+
+def read_first_line(path: Path, limit: int) -> bytes:
+    """A regular file's first line (without its end), read as `read_file` reads; ValueError
+    when it runs past `limit` bytes."""
+    handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(handle, "rb") as stream:
+        if not stat.S_ISREG(os.fstat(handle).st_mode):
+            raise ValueError(f"{path.name} is not a regular file")
+        line = stream.readline(limit + 1)
+    if len(line) > limit:
+        raise ValueError(f"{path.name}'s first line holds more than {limit} bytes")
+    return line.rstrip(b"\n")

@@ -1,25 +1,30 @@
-"""One memo for the site-wide outputs: what each was last made from, and what it came to.
+"""One memo for every output: what each was last made from, and what it came to.
 
-An output is planned with its inputs (plain data: settings, the summaries and
-versions of the records it shows, a template's name); the memo keeps the
-digest of those inputs and the sha256 of the bytes made from them. Asked for
-an output whose inputs digest as before, it takes the previous build's file
-(when that still has the sha) instead of making it again.
+Each output is planned with its inputs (plain data: settings, the summaries
+and versions of the records it shows, a template's name); the memo keeps the
+digest of those inputs and the sha256 of the bytes made from them. Given the
+plan, it splits it into the outputs it reuses (made from inputs that digest
+as before, and still held where they were put) and those to make.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
-from errpages.outputs import OutputFile, Planned
+from errpages.outputs import Planned
 from errpages.outputs.linkcheck import CrossLink
 
-# An output as the memo keeps it: its inputs' digest, its sha256, and (for a page) its links
-# to other pages' anchors, found when its links were checked (None until then).
-Made = tuple[str, str, tuple[CrossLink, ...] | None]
+
+class Made(NamedTuple):
+    """An output as the memo keeps it."""
+
+    inputs: str  # the digest of what it was made from
+    sha: str  # the sha256 of its bytes
+    links: tuple[CrossLink, ...] | None = None  # a page's links to other pages' anchors, once found
+    words: str = ""  # an error page's words for the search index
 
 
 def digest(inputs: Any) -> str:
@@ -32,8 +37,7 @@ def digest(inputs: Any) -> str:
 class Digests:
     """Digests of plain data by key (an output's path, an error's id), each kept with the data
     it was made from: data equal to it (in `serve`, mostly the very objects of the last
-    update) is compared, not digested again. A digest of a value holds whatever builds did
-    since, so nothing here is ever invalidated."""
+    update) is compared, not digested again."""
 
     known: dict[str, tuple[Any, str]] = field(default_factory=dict)
 
@@ -46,41 +50,49 @@ class Digests:
         return value
 
 
+Held = Callable[[str, str], bool]  # whether the file made last time (path, sha) is still there
+
+
 @dataclass
 class Memo:
     """The outputs of the last build (`previous`) and of this one (`current`)."""
 
     previous: dict[str, Made] = field(default_factory=dict)
-    read: Callable[[str], bytes | None] = lambda _path: None  # a file of the previous output
     digests: Digests = field(default_factory=Digests)
     current: dict[str, Made] = field(default_factory=dict)
-    fresh: list[str] = field(default_factory=list)  # the paths made now, not reused
+    made: list[str] = field(default_factory=list)  # the paths made this time, not reused
 
-    def made(self, planned: Planned) -> OutputFile:
-        """The planned file: the previous build's, when made from inputs with the same digest
-        and still there; else made now."""
-        inputs = self.digests.of(planned.path, planned.inputs)
-        earlier = self.previous.get(planned.path)
-        if earlier is not None and earlier[0] == inputs:
-            content = self.read(planned.path)
-            if content is not None and hashlib.sha256(content).hexdigest() == earlier[1]:
+    def split(self, plan: Iterable[Planned], held: Held) -> list[Planned]:
+        """Reuse what the last build made of the same inputs and is still `held`; what is
+        left to make."""
+        to_make = []
+        for planned in plan:
+            inputs = self.digests.of(planned.path, planned.inputs)
+            earlier = self.previous.get(planned.path)
+            if earlier is not None and earlier.inputs == inputs and held(planned.path, earlier.sha):
                 self.current[planned.path] = earlier
-                return OutputFile(
-                    planned.path,
-                    content,
-                    planned.origin,
-                    unchanged=True,
-                    sha=earlier[1],
-                    cross_links=earlier[2],
-                )
-        content = planned.make()
-        sha = hashlib.sha256(content).hexdigest()
-        self.current[planned.path] = (inputs, sha, None)
-        self.fresh.append(planned.path)
-        return OutputFile(planned.path, content, planned.origin, sha=sha)
+            else:
+                to_make.append(planned)
+        return to_make
 
-    def links_checked(self, path: str, cross_links: tuple[CrossLink, ...]) -> None:
+    def keep(
+        self,
+        planned: Planned,
+        sha: str,
+        links: tuple[CrossLink, ...] | None = None,
+        words: str = "",
+    ) -> None:
+        """Remember an output just made from its planned inputs (its bytes' sha256)."""
+        inputs = self.digests.of(planned.path, planned.inputs)
+        self.current[planned.path] = Made(inputs, sha, links, words)
+        self.made.append(planned.path)
+
+    def sha_by_path(self) -> dict[str, str]:
+        """Every output of this build, by path: its bytes' sha256."""
+        return {path: made.sha for path, made in self.current.items()}
+
+    def links_found(self, path: str, links: tuple[CrossLink, ...]) -> None:
         """Remember a page's links to other pages' anchors, found as its links were checked."""
         made = self.current.get(path)
         if made is not None:
-            self.current[path] = (made[0], made[1], cross_links)
+            self.current[path] = made._replace(links=links)

@@ -7,14 +7,9 @@ cannot be written, and the build says so with a warning.
 from __future__ import annotations
 
 import datetime
-import hashlib
 import json
-import os
 import re
-from collections.abc import Callable, Collection, Iterable, Sequence
-from contextlib import ExitStack
-from pathlib import Path
-from typing import BinaryIO
+from collections.abc import Iterable
 
 from jinja2 import Environment
 
@@ -129,111 +124,6 @@ def feed_xml(site: Site, newest: list[RecordSummary], updated: str) -> bytes:
         ]
     lines.append("</feed>")
     return ("\n".join(lines) + "\n").encode()
-
-
-Layout = dict[str, tuple[int, int]]  # error id -> (offset, length) of its line in the dump
-CHUNK = 1 << 20
-
-
-Piece = tuple[str, int, int]  # ("copy", start, end) of the old dump, or ("line", index, 0)
-
-
-def ndjson_plan(
-    records: Sequence[RecordSummary],
-    line_length: Callable[[str], int],
-    old_layout: Layout,
-    unchanged: Collection[str],
-    offset: int = 0,
-) -> tuple[list[Piece], Layout]:
-    """How api/errors.ndjson is made (from `offset` on, for these of its errors, in id order),
-    and where each error's line will be.
-
-    Lines of errors in `unchanged` (their JSON is what the previous dump
-    holds, at `old_layout`) are copied from the previous dump in runs; the
-    rest are read from each error's JSON file. Planned before any byte is
-    written, so the layout is known even when the file is not written at all.
-    """
-    pieces: list[Piece] = []
-    layout: Layout = {}
-    run = (0, 0)  # a range of the old dump still to copy
-    for index, record in enumerate(records):
-        where = old_layout.get(record.id)
-        if where is not None and record.id in unchanged:
-            start, length = where
-            if start == run[1] and run[1] > run[0]:
-                run = (run[0], start + length)
-            else:
-                if run[1] > run[0]:
-                    pieces.append(("copy", *run))
-                run = (start, start + length)
-        else:
-            if run[1] > run[0]:
-                pieces.append(("copy", *run))
-            run = (0, 0)
-            length = line_length(record.id)
-            pieces.append(("line", index, 0))
-        layout[record.id] = (offset, length)
-        offset += length
-    if run[1] > run[0]:
-        pieces.append(("copy", *run))
-    return pieces, layout
-
-
-def write_ndjson(
-    stream: BinaryIO,
-    records: Sequence[RecordSummary],
-    pieces: list[Piece],
-    line: Callable[[str], bytes],
-    old_dump: Path | None,
-) -> None:
-    """Write the dump as planned (from where the stream is): new lines from their files, runs
-    of the previous dump copied by the kernel (never read into Python, never held whole)."""
-    with ExitStack() as stack:
-        old = stack.enter_context(open(old_dump, "rb")) if old_dump else None
-        for kind, first, second in pieces:
-            if kind == "copy":
-                copy_range(old, stream, first, second)
-            else:
-                stream.write(line(records[first].id))
-
-
-DumpStat = tuple[int, int, int]  # size, mtime in ns, inode
-
-
-def dump_stat(out_dir: Path) -> DumpStat | None:
-    try:
-        st = (out_dir / urls.ERRORS_NDJSON).stat()
-    except OSError:
-        return None
-    return st.st_size, st.st_mtime_ns, st.st_ino
-
-
-def dump_identity(site: Site, line_sha: Callable[[str], str]) -> str:
-    """What api/errors.ndjson holds, known without reading it: the hash of its lines' hashes."""
-    # A line holds its error's id, so the hashes in order say which errors are there too.
-    ids = [record.id for record in site.records]
-    return hashlib.sha256(" ".join(map(line_sha, ids)).encode()).hexdigest()
-
-
-def copy_range(source: BinaryIO | None, target: BinaryIO, start: int, end: int) -> None:
-    """Copy bytes start..end of one file to the end of another (an unbuffered one)."""
-    if source is None:
-        raise OSError("no previous errors.ndjson to copy from")
-    while start < end and hasattr(os, "copy_file_range"):
-        try:
-            copied = os.copy_file_range(source.fileno(), target.fileno(), end - start, start)
-        except OSError:
-            break  # not between these files (another file system, say): copy it by hand
-        if copied <= 0:
-            break
-        start += copied
-    source.seek(start)
-    while start < end:
-        chunk = source.read(min(CHUNK, end - start))
-        if not chunk:
-            raise OSError("the previous errors.ndjson is shorter than the cache says")
-        start += len(chunk)
-        target.write(chunk)
 
 
 def redirect_files(site: Site, env: Environment) -> list[OutputFile]:

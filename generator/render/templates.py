@@ -27,13 +27,16 @@ from jinja2 import (
     StrictUndefined,
     TemplateError,
     TemplateRuntimeError,
+    TemplateSyntaxError,
     select_autoescape,
 )
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from markupsafe import Markup, escape
 
 from errpages import __version__
+from errpages.content.listing import display_path
 from errpages.content.messages import message_parts, placeholder_names
+from errpages.diagnostics import Diagnostic, Position, error
 from errpages.render.highlight import highlight_block, highlight_lines
 from errpages.render.markdown import render_markdown, render_markdown_inline, text_of_html
 from errpages.render.pylex import PYTHON_LANGUAGES, logical_line
@@ -561,3 +564,12 @@ def render_redirect_page(env: Environment, site: Site, alias: str, record: Recor
         "favicon": urls.relative(urls.FAVICON, path),
     }
     return env.get_template("redirect.html").render(context)
+
+
+def template_diagnostic(exc: TemplateError, theme_dir: Path) -> Diagnostic:
+    """A template that cannot be made or rendered, said where it is."""
+    if isinstance(exc, TemplateSyntaxError):
+        where = Position(str(exc.filename or theme_dir), exc.lineno or 0)
+    else:
+        where = Position(display_path(theme_dir / "templates"))
+    return error(where, "template", f"{type(exc).__name__}: {exc.message or exc}")

@@ -11,6 +11,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from errpages.content.listing import display_path
+from errpages.diagnostics import Diagnostic, Position, error
+from errpages.site.model import SiteConfig
+
 # Installed, the default theme lives inside the package; in the repository, in themes/.
 PACKAGE = Path(__file__).resolve().parent.parent  # errpages/ (generator/ in the repository)
 PACKAGED_THEMES = PACKAGE / "themes"
@@ -51,3 +55,21 @@ def eject_theme(target: Path, force: bool = False) -> list[Path]:
             shutil.copyfile(source, destination)
             copied.append(destination)
     return copied
+
+
+def find_theme(config: SiteConfig, content_root: Path) -> tuple[Path | None, list[Diagnostic]]:
+    """Resolve the theme setting: a built-in theme name, or a folder beside content/."""
+    candidates = [BUILTIN_THEMES / config.theme] if "/" not in config.theme else []
+    candidates.append((content_root.parent / config.theme).resolve())
+    for candidate in candidates:
+        if (candidate / "templates").is_dir() or (candidate / "static").is_dir():
+            return candidate, []
+    where = Position(display_path(content_root / "site.yaml"))
+    return None, [
+        error(
+            where,
+            "theme",
+            f"no theme {config.theme!r} (expected a folder with templates/ or static/ "
+            "beside the content folder, or the name of a built-in theme such as 'default')",
+        )
+    ]

@@ -2,58 +2,44 @@
 
 A change runs the build's first stages again (list → load → validate → link →
 plan), reading only the files that changed: the other records are kept in
-memory. Nothing else is made then. A request makes its file from the linked
-site, through the memo: a page whose inputs digest as before is the page made
-last time. So a save shows once the site is linked again and its page made,
-nothing else rendered, nothing written to disk (`errpages build` makes the
-site to publish). What a request makes is what a build writes at that path,
-byte for byte.
+memory. Nothing is made then. A request makes its file through the memo, with
+the build's makers: a file whose inputs digest as before is the one made last
+time. So a save shows once the site is linked again and its page made,
+nothing else made, nothing written to disk (`errpages build` makes the site
+to publish). What a request makes is what a build writes at that path, byte
+for byte.
 """
 
 from __future__ import annotations
 
+import hashlib
 import threading
-from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 
 from jinja2 import Environment, TemplateError
 
-from errpages.build import (
-    BuildReport,
-    Plan,
-    Theme,
+from errpages import stages
+from errpages.content.config import no_base_url
+from errpages.content.listing import (
+    ContentFiles,
     content_folder_missing,
-    link_site,
-    listing_files,
-    load_records,
-    no_base_url,
-    plan_outputs,
-    record_entries,
-    record_versions,
-    shared_inputs,
-    template_diagnostic,
-    theme_folders_fingerprint,
-    validate_records,
+    list_content,
+    refreshed,
+    shown_records_folder,
 )
-from errpages.content.listing import ContentFiles, list_content, refreshed, shown_records_folder
 from errpages.diagnostics import Diagnostic
 from errpages.memo.cache import BuildCache
-from errpages.memo.fingerprint import BuildOptions, code_version
-from errpages.memo.memo import Digests, Made, Memo
-from errpages.outputs import OutputFile, Planned
-from errpages.outputs.hosting import hosting_files
+from errpages.memo.fingerprint import BuildOptions, code_version, tree_fingerprint
+from errpages.memo.memo import Made, Memo
+from errpages.outputs import Planned
 from errpages.outputs.linkcheck import check_cross_links, check_page
-from errpages.outputs.records import (
-    error_line,
-    face_digest,
-    record_words,
-    unit_input,
-    unit_inputs,
-)
+from errpages.outputs.plan import Plan, listing_files, plan_outputs
+from errpages.outputs.records import record_words
 from errpages.parallel import WorkerPool
-from errpages.render.templates import make_environment, render_error_page
+from errpages.render.templates import make_environment, template_diagnostic
+from errpages.render.themes import theme_layers
+from errpages.report import BuildReport
 from errpages.site import urls
 from errpages.site.model import Site, Version
 
@@ -62,22 +48,20 @@ NOT_MADE = b"<!DOCTYPE html>\n<html><head><title>Not made</title></head><body></
 
 @dataclass(frozen=True)
 class Linked:
-    """The site as the last good update linked it, and what is made of it up front: the
-    site-wide pages, assets, redirects and hosting files (the memo makes most of them
-    again only when what they show changed)."""
+    """The site as the last good update linked it, and its plan."""
 
     site: Site
-    theme: Theme
+    theme: stages.Theme
     plan: Plan
+    planned: dict[str, Planned]  # the plan's files and the errors' files, by path
     versions: dict[str, Version]
     shared_key: str  # what every output depends on: code, settings, theme files
-    files: dict[str, OutputFile]
 
 
 @dataclass
 class Session:
     """The content folder as serve keeps it between changes: records, listing, templates,
-    and the outputs made so far. One lock: a request waits for an update, and the reverse."""
+    and the files made so far. One lock: a request waits for an update, and the reverse."""
 
     content_root: Path
     include_drafts: bool = False
@@ -86,11 +70,15 @@ class Session:
     listing: ContentFiles | None = None
     changed: set[str] = field(default_factory=set)  # paths changed since the listing
     environment: tuple[str, Environment] | None = None  # the theme files' fingerprint, and it
-    digests: Digests = field(default_factory=Digests)
-    made: dict[str, Made] = field(default_factory=dict)  # the memo: how each file was made
-    kept: dict[str, bytes] = field(default_factory=dict)  # and what it came to
-    words: dict[str, tuple[object, str]] = field(default_factory=dict)  # meaning words by id
+    made: dict[str, Made] = field(default_factory=dict)  # the memo, kept between updates
+    kept: dict[str, bytes] = field(default_factory=dict)  # what each file made came to
+    words: dict[str, tuple[Version, str]] = field(default_factory=dict)  # by error id
+    memo: Memo = field(init=False)
     linked: Linked | None = None
+
+    def __post_init__(self) -> None:
+        # What was made once is reused across updates: its previous and current are one.
+        self.memo = Memo(self.made, current=self.made)
 
     def update(self, changed: set[str]) -> BuildReport:
         """Read what changed and link the site again; the report of it. A failed update
@@ -115,48 +103,40 @@ class Session:
         if self.cache.records_folder != folder:  # serve's working folder is its own
             self.cache = BuildCache(None, records_folder=folder)
         options = BuildOptions(include_drafts=self.include_drafts, cache_dir=None)
-        loaded = load_records(root, self.listing, self.cache, report)
+        loaded = stages.load_records(root, self.listing, self.cache, report)
         with WorkerPool(options.jobs, len(loaded.pending)) as pool:
-            config, theme_dir, fresh = validate_records(loaded, options, pool, report)
-        site = link_site(loaded, fresh, config, self.cache, report)
+            config, theme_dir, fresh = stages.validate_records(loaded, options, pool, report)
+        site = stages.link_site(loaded, fresh, config, self.cache, report)
         if site is None or theme_dir is None:
             return None
         if not site.config.base_url:
             report.diagnostics.append(no_base_url(root))
-        entries = record_entries(self.cache, loaded, fresh)
+        entries = stages.record_entries(self.cache, loaded, fresh)
         known = self.cache.fresh | {record.file: record for record in fresh}
         self.cache.records = entries  # the records kept, for the next update to reuse
         self.cache.fresh = {name: known[name] for name in entries if name in known}
-        theme_key = theme_folders_fingerprint(theme_dir)
+        theme_key = tree_fingerprint(theme_layers(theme_dir), "theme")
         if self.environment is None or self.environment[0] != theme_key:
             self.environment = (theme_key, make_environment(theme_dir))
-        theme = Theme(theme_dir, self.environment[1])
-        shared_key = shared_inputs(code_version(), site.config, theme_key)
-        versions = record_versions(entries, folder)
+        theme = stages.Theme(theme_dir, self.environment[1])
+        shared_key = stages.shared_inputs(code_version(), site.config, theme_key)
         if self.linked is None or self.linked.shared_key != shared_key:
-            self.made, self.kept, self.words = {}, {}, {}  # each was made with the old key
-        memo = self.memo()
-        plan = plan_outputs(site, theme, options, report, memo, versions.__getitem__)
-        if plan is None or report.failed():
-            return None
+            self.made.clear()  # each was made with what every output shared then
+            self.kept.clear()
+        versions = stages.record_versions(entries, folder)
         try:
-            hosting = hosting_files(site, theme.env)
+            plan, problems = plan_outputs(
+                site, theme.env, theme_dir, versions.__getitem__, self.memo.digests.of
+            )
         except TemplateError as exc:
             report.diagnostics.append(template_diagnostic(exc, theme_dir))
             return None
-        files = {file.path: file for file in [*plan.site_files, *hosting]}
-        self.remember(memo, files.values())
+        report.diagnostics += problems
+        if report.failed():
+            return None
+        planned = {file.path: file for file in [*plan.files, *plan.errors]}
         report.site = site
-        return Linked(site, theme, plan, versions, shared_key, files)
-
-    def memo(self) -> Memo:
-        """A memo of the files made so far (what it makes is kept by `remember`)."""
-        return Memo(self.made, self.kept.get, self.digests)
-
-    def remember(self, memo: Memo, files: Iterable[OutputFile]) -> None:
-        """Keep what the memo made, for the next time the same file is asked for."""
-        self.made.update(memo.current)
-        self.kept.update((file.path, file.content) for file in files)
+        return Linked(site, theme, plan, planned, versions, shared_key)
 
     def read(self, path: str) -> tuple[bytes, list[Diagnostic]] | None:
         """The file at a site path, and the problems of its links (a page's); None when the
@@ -176,62 +156,30 @@ class Session:
         """The bytes a build writes at this path, made now unless made from the same inputs
         before."""
         linked = self.linked
-        if linked is None:
+        if linked is None or path not in linked.plan.paths:
             return None
-        if path in linked.files:
-            return linked.files[path].content
-        if path not in linked.plan.paths:
-            return None
-        error_id = linked.plan.paths.error_at(path)
-        planned = self.error_file(linked, error_id, path) if error_id else None
-        memo = self.memo()
-        made = memo.made(planned or self.site_wide(linked, path))
-        self.remember(memo, [made])
-        return made.content
+        if path == urls.ERRORS_NDJSON:
+            lines = (self.file(urls.error_json(record.id)) for record in linked.site.records)
+            return b"".join(line or b"" for line in lines)
+        planned = linked.planned.get(path) or self.listing_file(linked, path)
+        if self.memo.split([planned], lambda made, _sha: made in self.kept):
+            content = planned.make()
+            self.memo.keep(planned, hashlib.sha256(content).hexdigest())
+            self.kept[path] = content
+        return self.kept[path]
 
-    def error_file(self, linked: Linked, error_id: str, path: str) -> Planned:
-        """An error's page or JSON file, planned with its inputs' digest (`unit_input`)."""
-        site = linked.site
-        summary = site.links.by_id[error_id]
-        face = partial(face_digest, site, digests=self.digests)
-        inputs = unit_input(site, summary, linked.versions.__getitem__, self.digests, face)
-
-        def page() -> bytes:
-            record, note = site.record(summary), site.drift_note(summary)
-            env, links = linked.theme.env, site.links[error_id]
-            history = site.history(summary)
-            return render_error_page(env, record, links, site.config, note, history).encode()
-
-        def data() -> bytes:
-            record, links = site.record(summary), site.links[error_id]
-            return error_line(record, links, site.config, site.history(summary))
-
-        make = data if path.endswith(".json") else page
-        return Planned(path, summary.file, (inputs,), make)
-
-    def site_wide(self, linked: Linked, path: str) -> Planned:
-        """One of the files made from every error: the indexes, the search index, the
-        sitemap, api/errors.ndjson (planned only when one of them is asked for)."""
-        site = linked.site
-        if path != urls.ERRORS_NDJSON:
-            words = {record.id: self.meaning_words(linked, record.id) for record in site.records}
-            return next(
-                planned for planned in listing_files(site, {}, words) if planned.path == path
+    def listing_file(self, linked: Linked, path: str) -> Planned:
+        """One of the files made from every error: the errors index, the search index, the
+        sitemap (planned only when one of them is asked for)."""
+        return next(
+            planned
+            for planned in listing_files(
+                linked.site, lambda error_id: self.words_of(linked, error_id)
             )
-        inputs = tuple(unit_inputs(site, linked.versions.__getitem__, self.digests).values())
+            if planned.path == path
+        )
 
-        def dump() -> bytes:
-            lines = (
-                error_line(
-                    site.record(record), site.links[record.id], site.config, site.history(record)
-                )
-                for record in site.records
-            )
-            return b"".join(lines)
-
-        return Planned(urls.ERRORS_NDJSON, "site", (inputs,), dump)
-
-    def meaning_words(self, linked: Linked, error_id: str) -> str:
+    def words_of(self, linked: Linked, error_id: str) -> str:
         """An error's words for the search index, found again only when its file changed."""
         summary = linked.site.links.by_id[error_id]
         version = linked.versions[summary.file]
@@ -244,11 +192,7 @@ class Session:
         """A page's broken links: to paths the site lacks, and to anchors of other pages."""
         linked = self.linked
         assert linked is not None
-        error_id = linked.plan.paths.error_at(path)
-        if error_id is None:
-            origin = linked.files[path].origin
-        else:
-            origin = linked.site.links.by_id[error_id].file
+        origin = linked.planned[path].origin
         problems, cross = check_page(path, text.decode(), origin, linked.plan.paths)
 
         def page_text(target: str) -> str | None:
@@ -257,13 +201,15 @@ class Session:
 
         return problems + check_cross_links([(link, origin) for link in cross], page_text)
 
+    def theme_folders(self) -> list[Path]:
+        """The theme's folders, whose changes serve follows too."""
+        with self.lock:
+            return theme_layers(self.linked.theme.folder) if self.linked else []
+
     def paths(self) -> set[str]:
         """Every path the site has (what a build writes)."""
         with self.lock:
             linked = self.linked
             if linked is None:
                 return set()
-            found = set(linked.plan.paths.files)
-            for error_id in linked.site.links.by_id:
-                found |= {urls.error_page(error_id), urls.error_json(error_id)}
-            return found
+            return set(linked.plan.paths.files) | set(linked.planned)

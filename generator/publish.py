@@ -1,10 +1,13 @@
-"""Write stage: put planned files into a fresh folder, then swap it in atomically.
+"""The output folder's own concerns: held for one build, staged beside, swapped in whole.
 
 A build that fails, or is killed, never touches the previous output: files
 go into a staging folder beside it, and the two folders are exchanged in one
 step (renameat2 RENAME_EXCHANGE on Linux; two renames elsewhere). A marker
 file says a folder was written by errpages, so we never replace a folder the
-user made.
+user made. The `Publisher` keeps, in a state file of its own, what it put in
+the output: every file's hash, the folders' times, the spare it keeps
+beside it and where each line of the dump is, so the next build stages only
+what changed, and finds anything put into the output by hand since.
 """
 
 from __future__ import annotations
@@ -19,13 +22,15 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, NamedTuple
 
 from errpages.content.listing import display_path
 from errpages.diagnostics import Diagnostic, Position, error
+from errpages.memo import plaindata
+from errpages.memo.folder import read_file, read_first_line, replace_file
 
 if sys.platform != "win32":
     import fcntl
@@ -666,3 +671,292 @@ class Staging:
         token = secrets.token_hex(16)
         (self.spare / SPARE_MARKER).write_text(token)
         return Spare(token, outputs, folders)
+
+
+LiveSite = tuple[int, int, int, int]  # the output's device and inode, its marker's inode, mtime
+Layout = dict[str, tuple[int, int]]  # a dump line's file (site path) -> its (offset, length)
+DumpStat = tuple[int, int, int]  # size, mtime in ns, inode
+
+
+def live_site(out_dir: Path) -> LiveSite | None:
+    """The output folder as found now: which folder it is (a build swaps in another) and its
+    mtime (a tool that cleans the folder and writes its own pages there changes it)."""
+    try:
+        st = out_dir.stat()
+        marker = (out_dir / MARKER).stat()
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino, marker.st_ino, st.st_mtime_ns
+
+
+def file_stat(path: Path) -> DumpStat | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns, st.st_ino
+
+
+@dataclass(frozen=True)
+class Published:
+    """What the publisher put in the output folder the last time, as its state file keeps it."""
+
+    live: LiveSite | None = None  # the output folder as it left it
+    outputs: dict[str, str] = field(default_factory=dict)  # site path -> sha256
+    folders: FolderTimes = field(default_factory=dict)  # the output's folders' mtimes
+    spare: Spare | None = None  # the site kept beside the output, and what it holds
+    dump: tuple[str, Layout, DumpStat | None] | None = None  # its path, lines and stats
+
+
+class DumpLine(NamedTuple):
+    """A line of a dump: the bytes of the file at `path` (a JSON file of the site, or, for an
+    error another shard writes, bytes of its own)."""
+
+    path: str
+    sha: str
+    size: Callable[[], int]
+    read: Callable[[], bytes]
+
+
+class Publisher:
+    """The output folder, held for one build (`held`), with what it last put there (its
+    state file, None: no state kept, each build stages anew)."""
+
+    def __init__(self, out_dir: Path, state_file: Path | None) -> None:
+        self.out_dir = out_dir
+        self.state_file = state_file
+        self.before = Published()  # what the last build published, when it is what is live
+        self.staging: Staging | None = None
+        self.dump: tuple[str, Layout, DumpStat | None] | None = None
+        self.dropped: list[str] = []  # files of a replaced site not known to be errpages'
+
+    @classmethod
+    @contextmanager
+    def held(
+        cls,
+        out_dir: Path,
+        state_file: Path | None,
+        wait: bool = True,
+        waiting: Callable[[str], None] | None = None,
+    ) -> Iterator[Publisher]:
+        """The publisher of out_dir, holding its lock from start to end (`output_lock`)."""
+        with output_lock(out_dir, wait, waiting):
+            yield cls(out_dir, state_file)
+
+    def intact(self) -> bool:
+        """Whether the output folder is the very one this publisher left, untouched at its
+        top, without reading more than the state file's first line."""
+        live = live_site(self.out_dir)
+        return live is not None and read_state_head(self.state_file) == live
+
+    def start(self) -> list[str]:
+        """Read what the last build published and stage the new site beside the output; the
+        files put into the output by hand since (then nothing is staged)."""
+        before = read_state(self.state_file)
+        live = live_site(self.out_dir)
+        if before.live is not None and live is not None and before.live[:3] == live[:3]:
+            self.before = before
+            foreign = foreign_files(self.out_dir, before.outputs, before.folders)
+            if foreign:
+                return foreign
+        spare = self.before.spare
+        self.staging = Staging(self.out_dir, self.before.outputs, spare, self.before.folders)
+        return []
+
+    def put_dump(self, path: str, lines: list[DumpLine]) -> str:
+        """Stage a dump of these lines; its sha. A line the last dump held is copied from it
+        by the kernel when that is still the very file written, not read again."""
+        assert self.staging is not None
+        staging, previous = self.staging, self.staging.previous
+        old = self.before.dump
+        intact = old is not None and old[0] == path and old[2] == file_stat(self.out_dir / path)
+        old_layout = old[1] if old is not None and intact else {}
+        pieces: list[range | DumpLine] = []  # runs of the old dump, and lines to write
+        layout: Layout = {}
+        offset = 0
+        for line in lines:
+            where = old_layout.get(line.path)
+            if where is not None and previous.get(line.path) == line.sha:
+                start, length = where
+                last = pieces[-1] if pieces else None
+                if isinstance(last, range) and last.stop == start:
+                    pieces[-1] = range(last.start, start + length)
+                else:
+                    pieces.append(range(start, start + length))
+            else:
+                length = line.size()
+                pieces.append(line)
+            layout[line.path] = (offset, length)
+            offset += length
+        identity = hashlib.sha256(" ".join(line.sha for line in lines).encode()).hexdigest()
+
+        def write(stream: BinaryIO) -> None:
+            with ExitStack() as stack:
+                source = (
+                    stack.enter_context(open(self.out_dir / path, "rb")) if old_layout else None
+                )
+                for piece in pieces:
+                    if isinstance(piece, range):
+                        copy_range(source, stream, piece.start, piece.stop)
+                    else:
+                        stream.write(piece.read())
+
+        sha = staging.put_written(path, write, identity, live_intact=intact)
+        self.dump = (path, layout, None)
+        return sha
+
+    def staged(self) -> Staging:
+        """The staging folder (`start` made it)."""
+        assert self.staging is not None
+        return self.staging
+
+    def holds(self, path: str, sha: str) -> bool:
+        """Whether the staged site has the file the last build wrote at path (or links it)."""
+        return self.staged().keep(path, sha)
+
+    def put(self, path: str, content: bytes) -> str:
+        """Stage a file; its sha256."""
+        return self.staged().put(path, content)
+
+    def note_written(self, *paths: str) -> None:
+        """Files were staged at these paths by another process (a worker)."""
+        for path in paths:
+            self.staged().note_written(path)
+
+    def read(self, path: str) -> str | None:
+        """A staged file's text (None: not there, or not text)."""
+        assert self.staging is not None
+        return self.staging.read(path)
+
+    def publish(self, outputs: dict[str, str]) -> str | None:
+        """Swap the staged site in; keep the state of what is now live (when kept), or say
+        why it could not be kept (the next build then stages the site anew)."""
+        staging = self.staged()
+        keep = self.state_file is not None
+        spare, folders = staging.commit(outputs, keep)
+        self.dropped, self.staging = staging.dropped, None
+        if self.state_file is None:
+            return None
+        dump = self.dump and (self.dump[0], self.dump[1], file_stat(self.out_dir / self.dump[0]))
+        published = Published(live_site(self.out_dir), outputs, folders, spare, dump)
+        try:
+            write_state(self.state_file, published)
+        except OSError as exc:
+            return str(exc)
+        return None
+
+    def discard(self) -> None:
+        """Give up: the output stays as it was."""
+        if self.staging is not None:
+            self.staging.discard()
+            self.staging = None
+
+
+def copy_range(source: BinaryIO | None, target: BinaryIO, start: int, end: int) -> None:
+    """Copy bytes start..end of one file to the end of another (an unbuffered one)."""
+    if source is None:
+        raise OSError("no previous dump to copy from")
+    while start < end and hasattr(os, "copy_file_range"):
+        try:
+            copied = os.copy_file_range(source.fileno(), target.fileno(), end - start, start)
+        except OSError:
+            break  # not between these files (another file system, say): copy it by hand
+        if copied <= 0:
+            break
+        start += copied
+    source.seek(start)
+    while start < end:
+        chunk = source.read(min(1 << 20, end - start))
+        if not chunk:
+            raise OSError("the previous dump is shorter than the publisher's state says")
+        start += len(chunk)
+        target.write(chunk)
+
+
+# The state file: a first line that says which output folder it describes (all a build with
+# nothing to do reads), then the rest, each as plain JSON read back as its declared type.
+STATE_FORMAT = 1
+STATE_LIMIT = 1 << 30
+
+
+def read_state_head(state_file: Path | None) -> LiveSite | None:
+    if state_file is None:
+        return None
+    try:
+        head = read_first_line(state_file, 4096)
+        version, live = plaindata.loads(head, tuple[int, LiveSite | None])
+    except (OSError, ValueError):
+        return None
+    return live if version == STATE_FORMAT else None
+
+
+def read_state(state_file: Path | None) -> Published:
+    """What the last build published, as its state file says; nothing when it cannot be read."""
+    if state_file is None or state_file.parent.is_symlink():
+        return Published()
+    try:
+        head, _, rest = read_file(state_file, STATE_LIMIT).partition(b"\n")
+        version, live = plaindata.loads(head, tuple[int, LiveSite | None])
+        if version != STATE_FORMAT:
+            return Published()
+        outputs, folders, spare, dump = plaindata.loads(rest, StateTables)
+    except (OSError, ValueError):
+        return Published()
+    return Published(live, outputs, folders, spare_from_difference(spare, outputs), dump)
+
+
+StateTables = tuple[
+    dict[str, str],
+    FolderTimes,
+    tuple[str, dict[str, str | None], FolderTimes] | None,
+    tuple[str, Layout, DumpStat | None] | None,
+]
+
+
+def write_state(state_file: Path, published: Published) -> None:
+    if state_file.parent.is_symlink():
+        return
+    outputs, spare = published.outputs, published.spare
+    difference = None if spare is None else spare_difference(spare, outputs)
+    head = plaindata.dumps((STATE_FORMAT, published.live))
+    rest = plaindata.dumps((outputs, published.folders, difference, published.dump))
+    replace_file(state_file, head + b"\n" + rest)
+
+
+def spare_difference(
+    spare: Spare, outputs: dict[str, str]
+) -> tuple[str, dict[str, str | None], FolderTimes]:
+    """The spare as the few files where it differs from the output (None: it lacks one)."""
+    difference: dict[str, str | None] = {
+        path: sha for path, sha in spare.outputs.items() if outputs.get(path) != sha
+    }
+    difference.update((path, None) for path in outputs.keys() - spare.outputs.keys())
+    return spare.token, difference, spare.folders
+
+
+def spare_from_difference(
+    record: tuple[str, dict[str, str | None], FolderTimes] | None, outputs: dict[str, str]
+) -> Spare | None:
+    if record is None:
+        return None
+    token, difference, folders = record
+    held = dict(outputs)
+    for path, sha in difference.items():
+        if sha is None:
+            held.pop(path, None)
+        else:
+            held[path] = sha
+    return Spare(token, held, folders)
+
+
+def not_ours(out_dir: Path, files: list[str]) -> Diagnostic:
+    """The output holds files its last build did not write: the build would drop them."""
+    shown = display_path(out_dir)
+    named = ", ".join(files[:5]) + (f" and {len(files) - 5} more" if len(files) > 5 else "")
+    return error(
+        Position(shown),
+        "--out",
+        f"holds files errpages did not write there, or changed since: {named}",
+        f"a build replaces {shown} whole: move them out of it (or delete {shown} to have it "
+        "written anew), or build into another folder with --out",
+    )
