@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from errpages.outputs.write import MARKER, lock_file
+from errpages.publish import MARKER, lock_file
 from tests.conftest import REPO_ROOT, Served, run_cli, valid_record
 from tests.test_content_errors import tree_digest
 

@@ -9,7 +9,7 @@ import pytest
 
 from errpages.content.messages import placeholder_names
 from errpages.content.schema import derive_id, normalise_snippet_name
-from errpages.outputs.write import exchange_folders
+from errpages.publish import exchange_folders
 from errpages.render.markdown import is_safe_url, render_markdown
 from errpages.render.templates import message_html
 from errpages.site.links import short_text
@@ -109,7 +109,7 @@ def test_hidden_characters_are_revealed_but_emoji_sequences_kept() -> None:
 
 def test_planned_paths_know_each_errors_files_by_its_id() -> None:
     """The site's paths, without listing every error's page and JSON file one by one."""
-    from errpages.build import PlannedPaths
+    from errpages.outputs.plan import PlannedPaths
 
     paths = PlannedPaths(
         frozenset({"index.html", "assets/site.js"}), frozenset({"0123456789abcdef"})
