@@ -12,17 +12,23 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
-from urllib.parse import urlencode
 
 import click
 
 from errpages import __version__
 from errpages.content.listing import display_path
-from errpages.diagnostics import Diagnostic, Level, plural, printable
+from errpages.diagnostics import (
+    Diagnostic,
+    Level,
+    diagnostic_data,
+    github_annotation,
+    plural,
+    printable,
+)
 from errpages.memo.fingerprint import DEFAULT_CACHE_DIR
 from errpages.project import FOLDER_SETTINGS, ProjectError, ProjectSettings, project_settings
 from errpages.site import urls
-from errpages.site.model import Site, SiteConfig
+from errpages.site.model import Site
 
 # Each command imports what only it needs (building, scanning, pinning, serving, ...) when it
 # runs: `errpages build` with nothing to do ends before the renderers would be imported.
@@ -30,7 +36,6 @@ if TYPE_CHECKING:
     from tqdm import tqdm
 
     from errpages.report import BuildReport
-    from errpages.site.lookup import LookupMatch
 
 CONTENT_OPTION = click.option(
     "--content",
@@ -298,18 +303,7 @@ def check_command(content: Path, strict: bool, drafts: bool, output_format: str)
 
     report = build(content, None, strict=strict, include_drafts=drafts)
     if output_format == "json":
-        problems = [
-            {
-                "level": d.level.value,
-                "path": d.position.path,
-                "line": d.position.shown_line,
-                "column": d.position.shown_col,
-                "field": d.field,
-                "message": d.message,
-                "hint": d.hint,
-            }
-            for d in report.diagnostics
-        ]
+        problems = list(map(diagnostic_data, report.diagnostics))
         click.echo(json.dumps({"ok": not report.failed(strict), "problems": problems}, indent=2))
     elif output_format == "github":
         for diagnostic in report.diagnostics:
@@ -322,26 +316,6 @@ def check_command(content: Path, strict: bool, drafts: bool, output_format: str)
             count = len(report.site.records) if report.site else 0
             click.echo(f"{plural(count, 'record')} OK, {plural(warning_count(report), 'warning')}")
     sys.exit(1 if report.failed(strict) else 0)
-
-
-def github_annotation(diagnostic: Diagnostic) -> str:
-    """A GitHub Actions workflow command: `::error file=…,line=…,col=…,title=…::message`."""
-
-    def data(text: str) -> str:
-        return printable(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-    def prop(text: str) -> str:
-        return data(text).replace(":", "%3A").replace(",", "%2C")
-
-    position = diagnostic.position
-    props = [f"file={prop(position.path)}"]
-    if position.shown_line is not None:
-        props.append(f"line={position.shown_line}")
-        props.append(f"col={position.shown_col}")
-    if diagnostic.field:
-        props.append(f"title={prop(diagnostic.field)}")
-    message = diagnostic.message + (f" (hint: {diagnostic.hint})" if diagnostic.hint else "")
-    return f"::{diagnostic.level.value} {','.join(props)}::{data(message)}"
 
 
 def ask(value: str | None, label: str) -> str:
@@ -364,8 +338,7 @@ def new_command(
 ) -> None:
     """Scaffold a new error record with a fresh id."""
     from errpages.content.scaffold import (
-        fresh_id,
-        new_record_path,
+        place_new_record,
         record_text,
         schema_reference,
         write_new_record,
@@ -386,19 +359,14 @@ def new_command(
         if site is None:
             click.echo(f"note: the content has {problem_counts(report)} (see `errpages check`)")
     records = site.records if site else ()
-    same = [r for r in records if (r.repo, r.exception, r.message) == (repo, exception, message)]
-    if same and not force:
+    path, record_id, existing = place_new_record(content, records, repo, exception, message)
+    if existing and not force:
         click.echo(
-            f"This error already has a record: {same[0].file} (id {same[0].id}); edit it, "
+            f"This error already has a record: {path} (id {record_id}); edit it, "
             "or use --force to write it anew.",
             err=True,
         )
         sys.exit(1)
-    if same:  # written anew where it is, under the id it was published with
-        path, record_id = Path(same[0].file), same[0].id
-    else:
-        record_id = fresh_id(repo, exception, message, {r.id for r in records})
-        path = new_record_path(content, repo, message, record_id)
     schema = schema_reference(path, content, site.config.base_url if site else "")
     try:
         write_new_record(path, record_text(repo, exception, message, record_id, schema), force)
@@ -440,7 +408,7 @@ def lookup_command(
     """Find the errors a traceback or log shows. Exit 1 when nothing matches."""
     from errpages.content.listing import content_folder_missing
     from errpages.site.history import site_wordings
-    from errpages.site.lookup import compile_matchers, lookup
+    from errpages.site.lookup import compile_matchers, lookup, match_data
 
     if not content.is_dir():
         fail_on(content_folder_missing(content))
@@ -452,21 +420,14 @@ def lookup_command(
     site = site_or_exit(content, base_url, "Cannot look anything up", drafts, check_registry=False)
     wordings = site_wordings(site.records, site.histories)
     matches = lookup(text, compile_matchers(site.records, wordings), limit)
-    rows = [lookup_row(match, site.config, out) for match in matches]
+    rows = [match_data(match, site.config, out) for match in matches]
     if as_json:
         click.echo(json.dumps({"matches": rows}, indent=2, ensure_ascii=False))
     elif not rows:
         click.echo("No known error matches this text.", err=True)
-    for row in [] if as_json else rows:  # record text and the pasted values, made printable
-        kind = (
-            "match"
-            if row["exact"]
-            else "weak match (little of this message is fixed text)"
-            if row["weak"]
-            else "close match (the message may have changed)"
-        )
+    for match, row in [] if as_json else zip(matches, rows, strict=True):  # made printable
         click.echo(f"{row['id']}  {printable(row['exception'])}: {printable(row['message'])}")
-        click.echo(f"    {kind}; {row['repo']}")
+        click.echo(f"    {match.kind}; {row['repo']}")
         if row["former"]:
             former = row["former"]
             click.echo(
@@ -479,32 +440,6 @@ def lookup_command(
     if rows and not as_json and not site.config.base_url and not (out / "index.html").is_file():
         click.echo(f"(no site in {display_path(out)} yet: `errpages build` makes it)", err=True)
     sys.exit(0 if rows else 1)
-
-
-def lookup_row(match: LookupMatch, config: SiteConfig, out: Path) -> dict[str, Any]:
-    """One match as data: the record's identity, where its page is, the values found.
-
-    The page is its public URL when base_url is set, else the file in the built site
-    (a file:// URL, which a browser opens with the values as they are given to it).
-    """
-    record = match.record
-    path = urls.error_page(record.id)
-    query = urlencode(match.values)
-    url = urls.canonical_url(config, path) or (out.absolute() / path).as_uri()
-    return {
-        "id": record.id,
-        "repo": record.repo,
-        "exception": record.exception,
-        "message": record.message,
-        "exact": match.exact,
-        "weak": match.weak,
-        "score": round(match.score, 3),
-        "values": match.values,
-        "url": url + (f"?{query}" if query else ""),
-        "matched_text": match.matched_text,
-        # the former wording the text matched (an older release's), when not the message
-        "former": match.former._asdict() if match.former else None,
-    }
 
 
 def fail_to_write(command: str, exc: OSError) -> NoReturn:
@@ -887,11 +822,11 @@ def ids_record_command(content: Path) -> None:
     """Add the ids the content publishes (no drafts) to the registry; run it after a deploy."""
     from errpages.content.files import atomic_write_text, editing
     from errpages.content.loader import load_manifest
-    from errpages.content.published import MANIFEST, Manifest, with_recorded
+    from errpages.content.published import MANIFEST, Manifest, published_ids, with_recorded
 
     site = site_or_exit(content, None, "Nothing recorded")
     path = content / MANIFEST
-    published = {r.id for r in site.records} | {a for r in site.records for a in r.aliases}
+    published = published_ids(site.records)
     try:
         with editing(content):
             manifest = load_manifest(path)[0] or Manifest(path, {})

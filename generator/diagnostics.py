@@ -146,3 +146,36 @@ def with_source_lines(diagnostics: Iterable[Diagnostic], read_line: LineReader) 
             )
         result.append(d)
     return result
+
+
+def diagnostic_data(diagnostic: Diagnostic) -> dict[str, object]:
+    """A problem as `errpages check --format json` gives it."""
+    return {
+        "level": diagnostic.level.value,
+        "path": diagnostic.position.path,
+        "line": diagnostic.position.shown_line,
+        "column": diagnostic.position.shown_col,
+        "field": diagnostic.field,
+        "message": diagnostic.message,
+        "hint": diagnostic.hint,
+    }
+
+
+def github_annotation(diagnostic: Diagnostic) -> str:
+    """A GitHub Actions workflow command: `::error file=…,line=…,col=…,title=…::message`."""
+
+    def data(text: str) -> str:
+        return printable(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+    def prop(text: str) -> str:
+        return data(text).replace(":", "%3A").replace(",", "%2C")
+
+    position = diagnostic.position
+    props = [f"file={prop(position.path)}"]
+    if position.shown_line is not None:
+        props.append(f"line={position.shown_line}")
+        props.append(f"col={position.shown_col}")
+    if diagnostic.field:
+        props.append(f"title={prop(diagnostic.field)}")
+    message = diagnostic.message + (f" (hint: {diagnostic.hint})" if diagnostic.hint else "")
+    return f"::{diagnostic.level.value} {','.join(props)}::{data(message)}"

@@ -20,7 +20,7 @@ from jinja2 import Environment, TemplateError
 from errpages.content.config import normalise_base_url, read_config
 from errpages.content.listing import ContentFiles, display_path
 from errpages.content.loader import LoadedContent, SnippetFiles, load_content, parse_files
-from errpages.content.published import check_published
+from errpages.content.published import check_published, published_ids
 from errpages.content.schema import validate_document
 from errpages.diagnostics import Diagnostic, Position, sorted_diagnostics, with_source_lines
 from errpages.memo.cache import BuildCache, RecordEntry
@@ -155,7 +155,7 @@ def link_site(
         report.diagnostics += check_published(
             loaded.manifest,
             display_path(loaded.manifest.path),
-            {r.id for r in ordered} | {a for r in ordered for a in r.aliases},
+            published_ids(ordered),
             {r.id for r in records if r.draft},
         )
     report.diagnostics = with_source_lines(sorted_diagnostics(report.diagnostics), loaded.texts)

@@ -299,7 +299,8 @@ def mkdocs_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_mkdocs_builds_every_error_page_into_its_search_with_links_that_resolve(
     mkdocs_site: Path,
 ) -> None:
-    from errpages.build import BuildReport, load_site
+    from errpages.report import BuildReport
+    from errpages.stages import load_site
 
     example = load_site(EXAMPLE_CONTENT, None, BuildReport())
     assert example is not None

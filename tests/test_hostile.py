@@ -541,7 +541,9 @@ def wrong_types(value: Any) -> Any:
     return value
 
 
-@pytest.mark.parametrize("part", ["nothing", "rows", "records", "unknown field", "head", "tables"])
+@pytest.mark.parametrize(
+    "part", ["nothing", "rows", "records", "unknown field", "outputs", "head", "state"]
+)
 def test_a_cache_of_the_wrong_types_is_not_used(part: str, make_content, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """A cache folder holding valid JSON of the wrong types (as a pull request could add)
     gives no traceback from code trusting those types later: the build equals a clean one."""
@@ -574,13 +576,15 @@ def test_a_cache_of_the_wrong_types_is_not_used(part: str, make_content, tmp_pat
                 else:
                     crafted = json.dumps(wrong_types(json.loads(data))).encode()
                 db.execute(f"UPDATE {table} SET {column} = ? WHERE file = ?", (crafted, file))
-    elif part != "nothing":
-        kept, tables = head.read_bytes().split(b"\n", 1)
-        if part == "head":
-            kept = json.dumps(wrong_types(json.loads(kept))).encode()
-        else:
-            tables = json.dumps(wrong_types(json.loads(tables))).encode()
-        head.write_bytes(kept + b"\n" + tables)
+    elif part == "outputs":
+        with sqlite3.connect(database) as db:
+            db.execute("UPDATE outputs SET links = '[[1, 2]]', words = 3")
+    elif part == "head":
+        head.write_bytes(json.dumps(wrong_types(json.loads(head.read_bytes()))).encode())
+    elif part == "state":  # the publisher's: what it put in the output folder
+        state = database.with_suffix(".site")
+        live, tables = state.read_bytes().split(b"\n", 1)
+        state.write_bytes(live + b"\n" + json.dumps(wrong_types(json.loads(tables))).encode())
     # A changed title: b's page, which links to a, is made again from b's cached record.
     (content / "errors" / "a.yaml").write_text(valid_record(message="worse widget"))
     again = subprocess.run(build_args, capture_output=True, text=True, cwd=tmp_path, check=False)

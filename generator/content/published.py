@@ -19,6 +19,7 @@ from pathlib import Path
 
 from errpages.diagnostics import Diagnostic, Position, error
 from errpages.content.schema import ID_RE
+from errpages.site.model import RecordSummary
 
 MANIFEST = "published-ids.txt"
 HEADER = (
@@ -121,3 +122,8 @@ def without(manifest: Manifest, forgotten: Iterable[str]) -> str:
     is, byte for byte)."""
     gone = set(forgotten)
     return "".join(line for line in lines(manifest.text) if entry(line) not in gone)
+
+
+def published_ids(records: Iterable[RecordSummary]) -> set[str]:
+    """Every id these errors are published under: their own and their former ones."""
+    return {name for record in records for name in (record.id, *record.aliases)}

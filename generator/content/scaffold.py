@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 from errpages.content.files import atomic_write_text
 from errpages.content.messages import message_parts
 from errpages.content.schema import derive_id
+from errpages.site.model import RecordSummary
 
 
 def slug(template: str, words: int = 8) -> str:
@@ -94,3 +96,19 @@ def fresh_id(repo: str, exception: str, message: str, taken: set[str]) -> str:
         salt += 1
         record_id = derive_id(repo, exception, f"{message}\n{salt}")
     return record_id
+
+
+def place_new_record(
+    content_root: Path,
+    records: Sequence[RecordSummary],
+    repo: str,
+    exception: str,
+    message: str,
+) -> tuple[Path, str, bool]:
+    """Where the record of this error goes and its id, and whether it has one already (then
+    it is written anew where it is, under the id it was published with)."""
+    for record in records:
+        if (record.repo, record.exception, record.message) == (repo, exception, message):
+            return Path(record.file), record.id, True
+    record_id = fresh_id(repo, exception, message, {record.id for record in records})
+    return new_record_path(content_root, repo, message, record_id), record_id, False

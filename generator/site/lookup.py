@@ -42,9 +42,13 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
 
 from errpages.content.messages import message_parts
-from errpages.site.model import RecordSummary, Wording
+from errpages.site import urls
+from errpages.site.model import RecordSummary, SiteConfig, Wording
 
 # Line breaks are \n and \r; these are the other white space characters.
 WHITESPACE = (
@@ -96,6 +100,15 @@ class LookupMatch:
     matched_text: str = ""
     weak: bool = False  # a full match of little literal text (see the module's docstring)
     former: Wording | None = None  # the former wording it matched
+
+    @property
+    def kind(self) -> str:
+        """How good a match it is, as `errpages lookup` says it."""
+        if self.exact:
+            return "match"
+        if self.weak:
+            return "weak match (little of this message is fixed text)"
+        return "close match (the message may have changed)"
 
 
 @dataclass(frozen=True)
@@ -366,3 +379,29 @@ def lookup(text: str, matchers: list[Matcher], limit: int = 5) -> list[LookupMat
     for _, match in matches:
         found.setdefault(match.record.id, match)
     return list(found.values())[:limit]
+
+
+def match_data(match: LookupMatch, config: SiteConfig, out: Path) -> dict[str, Any]:
+    """One match as data: the record's identity, where its page is, the values found.
+
+    The page is its public URL when base_url is set, else the file in the built site
+    (a file:// URL, which a browser opens with the values as they are given to it).
+    """
+    record = match.record
+    path = urls.error_page(record.id)
+    query = urlencode(match.values)
+    url = urls.canonical_url(config, path) or (out.absolute() / path).as_uri()
+    return {
+        "id": record.id,
+        "repo": record.repo,
+        "exception": record.exception,
+        "message": record.message,
+        "exact": match.exact,
+        "weak": match.weak,
+        "score": round(match.score, 3),
+        "values": match.values,
+        "url": url + (f"?{query}" if query else ""),
+        "matched_text": match.matched_text,
+        # the former wording the text matched (an older release's), when not the message
+        "former": match.former._asdict() if match.former else None,
+    }

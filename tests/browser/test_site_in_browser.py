@@ -203,7 +203,8 @@ LOOKUP_TEXTS = [
 def test_browser_lookup_agrees_with_errpages_lookup(
     page: tuple[Page, Watch], site_root: str, text: str
 ) -> None:
-    from errpages.build import BuildReport, load_site
+    from errpages.report import BuildReport
+    from errpages.stages import load_site
     from errpages.site.lookup import compile_matchers, lookup
     from tests.conftest import EXAMPLE_CONTENT
 
