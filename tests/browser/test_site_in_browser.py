@@ -204,8 +204,8 @@ def test_browser_lookup_agrees_with_errpages_lookup(
     page: tuple[Page, Watch], site_root: str, text: str
 ) -> None:
     from errpages.report import BuildReport
-    from errpages.stages import load_site
     from errpages.site.lookup import compile_matchers, lookup
+    from errpages.stages import load_site
     from tests.conftest import EXAMPLE_CONTENT
 
     site = load_site(EXAMPLE_CONTENT, None, BuildReport())
