@@ -32,7 +32,6 @@ from errpages.memo.fingerprint import (
     saw,
     tree_fingerprint,
 )
-from errpages.parallel import WorkerPool, collector_paused
 from errpages.publish import OutputBusy, Publisher, check_output_folder, not_ours
 from errpages.report import BuildReport
 
@@ -106,6 +105,7 @@ def build_site(
     from errpages.memo.cache import load_cache
     from errpages.memo.memo import Memo
     from errpages.outputs.plan import plan_outputs
+    from errpages.parallel import WorkerPool, collector_paused
     from errpages.render.templates import make_environment
     from errpages.render.themes import theme_layers
 

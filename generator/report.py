@@ -6,9 +6,12 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from errpages.diagnostics import Diagnostic, has_errors
-from errpages.site.model import Site
+
+if TYPE_CHECKING:  # the model is more than a build with nothing to do needs to import
+    from errpages.site.model import Site
 
 
 @dataclass

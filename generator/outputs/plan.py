@@ -93,11 +93,12 @@ def plan_outputs(
         return shard[0] == 1 if alias is None else in_shard(alias, shard)
 
     paths, problems = planned_paths(site, files)
+    faces: dict[str | None, str] = {r.id: face_digest(site, r, digest) for r in site.records}
     errors = [
         planned
         for record in site.records
         if in_shard(record.id, shard)
-        for planned in error_files(site, env, record, version, digest)
+        for planned in error_files(site, env, record, version, digest, faces.get)
     ]
     return Plan(paths, list(filter(here, files)), errors, shard[0] == 1), problems
 
@@ -132,15 +133,19 @@ def in_shard(error_id: str, shard: tuple[int, int]) -> bool:
 
 
 def error_files(
-    site: Site, env: Environment, record: RecordSummary, version: Version, digest: Digest
+    site: Site,
+    env: Environment,
+    record: RecordSummary,
+    version: Version,
+    digest: Digest,
+    face: Callable[[str | None], str | None],
 ) -> list[Planned]:
     """An error's page and JSON file, planned with what they show: its record (by version),
     its drift note, its history, its label, and how its related errors, backlinks and
-    neighbours in its source file read."""
+    neighbours in its source file read (their `face_digest`)."""
     links = site.links
     related, backlinks = links.ids(record.id)
     before, after = links.neighbours[record.id]
-    face = partial(face_digest, site, digest=digest)
     shown = tuple(map(face, related)), tuple(map(face, backlinks)), (face(before), face(after))
     drift = site.drift_note(record) if site.drift else None
     own = (version(record.file), drift, site.history(record), links.labels[record.id])
@@ -159,12 +164,9 @@ def error_files(
     ]
 
 
-def face_digest(site: Site, error_id: str | None, digest: Digest) -> str | None:
+def face_digest(site: Site, other: RecordSummary, digest: Digest) -> str:
     """How an error reads in another's links (message, exception, repository, label),
-    digested; None for no error (no neighbour there)."""
-    other = site.links.by_id.get(error_id) if error_id else None
-    if other is None:
-        return None
+    digested."""
     shown = (other.id, other.message, other.exception, other.repo, site.links.labels[other.id])
     return digest(f"face {other.id}", shown)
 
