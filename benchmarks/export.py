@@ -42,7 +42,7 @@ def messages(content: Path, count: int) -> list[list[str]]:
     """Messages of the site's errors as raised, with values in their placeholders."""
     import yaml
 
-    from errpages.content.messages import message_parts
+    from errpages.site.messages import message_parts
 
     found = []
     for path in sorted((content / "errors").rglob("*.yaml"))[:count]:

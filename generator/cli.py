@@ -5,9 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
 import sys
-import threading
 import time
 from dataclasses import asdict
 from pathlib import Path
@@ -98,24 +96,13 @@ def print_diagnostics(report: BuildReport, shown: set[Diagnostic] | None = None)
         click.echo(diagnostic.format(), err=True)
 
 
-def warning_count(report: BuildReport) -> int:
-    return sum(1 for d in report.diagnostics if d.level is Level.WARNING)
-
-
 def say_on_stderr(text: str) -> None:
     click.echo(text, err=True)
 
 
-def problem_counts(report: BuildReport) -> str:
-    """`2 errors, 1 warning`."""
-    warnings = warning_count(report)
-    errors = len(report.diagnostics) - warnings
-    return f"{plural(errors, 'error')}, {plural(warnings, 'warning')}"
-
-
 def built_line(report: BuildReport, out: Path, elapsed: float, shard: tuple[int, int]) -> str:
     """The line that ends a build."""
-    warnings = warning_count(report)
+    warnings = report.warning_count()
     errors = len(report.site.records) if report.site else 0
     part = f" (shard {shard[0]}/{shard[1]})" if shard != (1, 1) else ""
     return (
@@ -277,7 +264,7 @@ def build_command(
         return
     if report.failed(strict) or not report.written:
         click.echo(
-            f"Build failed ({problem_counts(report)}); {display_path(out)} was left as it was.",
+            f"Build failed ({report.problem_counts()}); {display_path(out)} was left as it was.",
             err=True,
         )
         sys.exit(1)
@@ -311,10 +298,10 @@ def check_command(content: Path, strict: bool, drafts: bool, output_format: str)
     else:
         print_diagnostics(report)
         if report.failed(strict):
-            click.echo(f"Check failed: {problem_counts(report)}.", err=True)
+            click.echo(f"Check failed: {report.problem_counts()}.", err=True)
         else:
             count = len(report.site.records) if report.site else 0
-            click.echo(f"{plural(count, 'record')} OK, {plural(warning_count(report), 'warning')}")
+            click.echo(f"{plural(count, 'record')} OK, {plural(report.warning_count(), 'warning')}")
     sys.exit(1 if report.failed(strict) else 0)
 
 
@@ -357,7 +344,7 @@ def new_command(
     if content.is_dir():  # drafts too: their errors have records as well
         site = load_site(content, None, report, True, check_registry=False)
         if site is None:
-            click.echo(f"note: the content has {problem_counts(report)} (see `errpages check`)")
+            click.echo(f"note: the content has {report.problem_counts()} (see `errpages check`)")
     records = site.records if site else ()
     path, record_id, existing = place_new_record(content, records, repo, exception, message)
     if existing and not force:
@@ -476,7 +463,7 @@ def site_or_exit(
     site = load_site(content, base_url, report, drafts, check_registry)
     if site is None:
         print_diagnostics(report)
-        click.echo(f"{refusal}: the content has {problem_counts(report)}.", err=True)
+        click.echo(f"{refusal}: the content has {report.problem_counts()}.", err=True)
         sys.exit(1)
     return site
 
@@ -789,7 +776,7 @@ def history_command(
 @click.argument("folder", type=click.Path(file_okay=False, path_type=Path), default=Path("."))
 def init_command(folder: Path) -> None:
     """Start a site in FOLDER (default: here): content/ with settings and an example error."""
-    from errpages.content.starter import NotStarted, init_site
+    from errpages.starter import NotStarted, init_site
 
     try:
         started = init_site(folder)
@@ -900,69 +887,10 @@ def ids_forget_command(error_ids: tuple[str, ...], content: Path) -> None:
 def serve_command(content: Path, host: str, port: int, no_watch: bool, drafts: bool) -> None:
     """Serve the site on http://127.0.0.1:PORT/ from memory, and reload the tabs on every
     change; each page is made when it is asked for (`build` makes the site to publish)."""
-    from errpages.serve.dev import LiveHandler, LiveState, watch_and_update
+    from errpages.serve.dev import run
     from errpages.serve.session import Session
-    from errpages.serve.static import Found, free_port_server, url_of
 
-    state = LiveState()
-    said: set[Diagnostic] = set()  # each warning and broken link is said once a session
-    session = Session(content, drafts)
-
-    def update(changed: set[str]) -> list[str]:
-        started = time.perf_counter()
-        try:
-            report = session.update(changed)
-        except Exception as exc:
-            failure = f"reading the content failed: {type(exc).__name__}: {printable(str(exc))}"
-            click.echo(f"{failure}; serving the last good site.", err=True)
-            return [failure]
-        print_diagnostics(report, said)
-        if report.failed():
-            served = "the last good site" if session.linked else "no site until they are fixed"
-            click.echo(f"Not updated ({problem_counts(report)}); serving {served}.", err=True)
-            return [d.format() for d in report.diagnostics if d.level is Level.ERROR]
-        click.echo(updated_line(report, time.perf_counter() - started))
-        return []
-
-    def read(path: str) -> Found | None:
-        found = session.read(path)
-        for problem in found[1] if found else []:
-            if problem not in said:
-                said.add(problem)
-                click.echo(problem.format(), err=True)
-        return found
-
-    state.errors = update(set())
-    server = free_port_server(read, host, port, quiet=True, handler=LiveHandler, state=state)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    click.echo(f"Serving {display_path(content)} at {url_of(server)}  (Ctrl-C stops)")
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, stopped_by_signal)  # stopped as by Ctrl-C
-    try:
-        if no_watch:
-            stop.wait()
-        else:
-            watch_and_update([content, *session.theme_folders()], update, state, stop)
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.shutdown()
-        server.server_close()
-        click.echo("Stopped.")
-
-
-def updated_line(report: BuildReport, elapsed: float) -> str:
-    """The line that ends each of `serve`'s updates."""
-    errors = len(report.site.records) if report.site else 0
-    return (
-        f"Updated {plural(errors, 'error')} ({report.records_read} read), "
-        f"{plural(warning_count(report), 'warning')}, {elapsed:.2f}s"
-    )
-
-
-def stopped_by_signal(_signal: int, _frame: object) -> None:
-    raise KeyboardInterrupt
+    run(Session(content, drafts), host, port, not no_watch, click.echo, say_on_stderr)
 
 
 @cli.group("theme")

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import NamedTuple, Protocol
 
-from errpages.render.reveal import reveal_text
+from errpages.reveal import reveal_text
 
 
 class Level(str, Enum):

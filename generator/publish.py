@@ -23,14 +23,14 @@ import tempfile
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import BinaryIO, NamedTuple
 
+from errpages import plaindata
+from errpages.cachefiles import read_file, read_first_line, replace_file
 from errpages.content.listing import display_path
 from errpages.diagnostics import Diagnostic, Position, error
-from errpages.memo import plaindata
-from errpages.memo.folder import read_file, read_first_line, replace_file
 
 if sys.platform != "win32":
     import fcntl
@@ -178,9 +178,8 @@ class Spare:
 
 
 class FolderCheck(NamedTuple):
-    """The spare's folders now, against the times recorded when the build before left them."""
+    """The output's folders now, against the times recorded when the build before left them."""
 
-    found: FolderTimes  # (mtime, racy) now, where that is not what was recorded
     gone: frozenset[str]
     moved: frozenset[str]  # mtime not as recorded, or gone: someone else wrote there
     racy: frozenset[str]  # recorded as racy: a change within the same clock tick would not show
@@ -188,9 +187,7 @@ class FolderCheck(NamedTuple):
 
 def check_folders(root: Path, recorded: FolderTimes) -> FolderCheck:
     """Take every recorded folder's mtime, and see which changed since they were recorded."""
-    clock = time.time_ns()
     prefix = f"{root}/"
-    found: FolderTimes = {}
     gone, moved, racy = set(), set(), set()
     for folder, (mtime, was_racy) in recorded.items():
         try:
@@ -199,20 +196,24 @@ def check_folders(root: Path, recorded: FolderTimes) -> FolderCheck:
             gone.add(folder)
             moved.add(folder)
             continue
-        state = (now, clock - now < RACY_NS)
-        if state != (mtime, was_racy):
-            found[folder] = state
         if now != mtime:
             moved.add(folder)
         elif was_racy:
             racy.add(folder)
-    return FolderCheck(found, frozenset(gone), frozenset(moved), frozenset(racy))
+    return FolderCheck(frozenset(gone), frozenset(moved), frozenset(racy))
 
 
-def foreign_files(out_dir: Path, outputs: dict[str, str], recorded: FolderTimes) -> list[str]:
-    """What the output holds that the build which wrote it (`outputs`, its folders' `recorded`
-    mtimes) did not put there, or that was changed since: site paths (a folder's with a
-    final `/`), in name order.
+class LiveCheck(NamedTuple):
+    """What was done to the output by hand since the build that wrote it."""
+
+    foreign: list[str]  # put there, or put in the place of a file of the build: site paths
+    missing: set[str]  # files of the build's that are gone
+
+
+def check_live(out_dir: Path, outputs: dict[str, str], recorded: FolderTimes) -> LiveCheck:
+    """Compare the output with what the build that wrote it put there (`outputs`, its
+    folders' `recorded` mtimes): the paths put there since (a folder's with a final `/`), in
+    name order, and the files gone.
 
     Only folders whose mtime moved since are read (an unchanged folder holds what it
     held), and those recorded as racy; a file of the build's is read and hashed only in a
@@ -222,17 +223,18 @@ def foreign_files(out_dir: Path, outputs: dict[str, str], recorded: FolderTimes)
     look = ({""} | check.moved | check.racy) - check.gone
     expected = names_inside(look, outputs, set(recorded) or site_folders(outputs))
     expected[""].add(MARKER)
-    found = []
+    foreign, present = [], set()
     for folder in look:
         prefix = f"{folder}/" if folder else ""
         try:
             entries = list(os.scandir(os.path.join(out_dir, folder)))
         except OSError:
-            continue
+            entries = []
         for entry in entries:
             path = prefix + entry.name
+            present.add(path)
             if entry.name not in expected[folder]:
-                found.append(path + "/" if entry.is_dir(follow_symlinks=False) else path)
+                foreign.append(path + "/" if entry.is_dir(follow_symlinks=False) else path)
             elif (
                 path in outputs
                 and folder in check.moved
@@ -241,8 +243,20 @@ def foreign_files(out_dir: Path, outputs: dict[str, str], recorded: FolderTimes)
                     or file_sha(entry.path) != outputs[path]
                 )
             ):
-                found.append(path)
-    return sorted(found)
+                foreign.append(path)
+    gone = {f"{folder}/{name}".lstrip("/") for folder in look for name in expected[folder]}
+    gone = {*(gone - present - {MARKER}), *check.gone}
+    missing = {path for path in outputs if path in gone or any_parent_in(path, gone)}
+    return LiveCheck(sorted(foreign), missing)
+
+
+def any_parent_in(path: str, folders: set[str]) -> bool:
+    folder = path.rpartition("/")[0]
+    while folder:
+        if folder in folders:
+            return True
+        folder = folder.rpartition("/")[0]
+    return False
 
 
 def names_inside(
@@ -346,7 +360,7 @@ class Staging:
         self.holds: dict[str, str] = {}  # what the folder held before this build touched it
         self.made: set[str] = {""}  # site folders known to exist in it
         self.touched: set[str] = set()  # site folders this build changed
-        self.found: FolderTimes = {}  # the spare's folder mtimes before this build
+        self.found: FolderTimes = {}  # the spare's folder mtimes, as recorded when it was live
         self.dropped: list[str] = []  # files of a replaced site not known to be errpages'
         usable = (
             ours
@@ -360,7 +374,8 @@ class Staging:
             (self.root / SPARE_MARKER).unlink()  # from here on it is being changed
             self.touched.add("")
             self.holds = dict(spare.outputs)
-            self.tidy(spare.folders)
+            self.made = site_folders(self.holds)
+            self.found = spare.folders
             return
         self.drop_spare()
         self.root = Path(
@@ -368,73 +383,6 @@ class Staging:
         )
         os.chmod(self.root, 0o755)
         (self.root / MARKER).write_bytes(MARKER_TEXT)
-
-    def tidy(self, recorded: FolderTimes) -> None:
-        """Make the spare hold exactly `holds`: look inside every folder whose mtime moved.
-
-        Anything there that is not ours is removed; a file of ours that is
-        missing is forgotten, so it is linked or written again. With no
-        recorded times, every folder is looked inside.
-        """
-        # What the spare should have: the folders its times were taken of, when they were.
-        folders = set(recorded) if recorded else site_folders(self.holds)
-        if recorded:
-            check = check_folders(self.root, recorded)
-            self.found = recorded | check.found
-            for folder in check.gone:
-                del self.found[folder]
-            look = {""} | check.moved | check.racy
-            changed = {""} | check.moved  # someone else wrote there: our files are checked too
-        else:
-            check = FolderCheck({}, frozenset(), frozenset(), frozenset())
-            look, changed = set(folders), set(folders)
-        self.made = folders - check.gone  # a folder gone is made again if a file goes there
-        inside = names_inside(look, self.holds, folders)
-        for folder in look:
-            self.tidy_folder(folder, inside[folder], folders, folder in changed)
-
-    def tidy_folder(self, folder: str, expected: set[str], folders: set[str], verify: bool) -> None:
-        """Remove what is not ours from one folder; forget our files that are gone (or, with
-        verify, changed: read and hashed, as only a folder someone else wrote into is)."""
-        prefix = f"{folder}/" if folder else ""
-        where = os.path.join(self.root, folder)
-        if not verify:  # looked at only in case: most often it holds just what it should
-            try:
-                names = set(os.listdir(where))
-            except OSError:
-                names = set()
-            if expected <= names and names - expected <= (
-                {MARKER, SPARE_MARKER} if not folder else set()
-            ):
-                return
-        try:
-            entries = list(os.scandir(where))
-        except OSError:
-            entries = []
-        present = set()
-        for entry in entries:
-            path = prefix + entry.name
-            if path in folders and entry.name in expected and entry.is_dir(follow_symlinks=False):
-                present.add(entry.name)
-            elif path in self.holds and entry.is_file(follow_symlinks=False):
-                if not verify or file_sha(entry.path) == self.holds[path]:
-                    present.add(entry.name)  # else: forgotten below, so it is replaced
-            elif not folder and entry.name in (MARKER, SPARE_MARKER):
-                pass
-            else:
-                if entry.is_dir(follow_symlinks=False):
-                    shutil.rmtree(entry.path, ignore_errors=True)
-                else:
-                    os.unlink(entry.path)
-                self.touched.add(folder)
-        for name in expected - present:
-            self.holds.pop(prefix + name, None)
-            if prefix + name in folders:  # a folder of ours is gone: so is all it held
-                inner = prefix + name + "/"
-                for path in [p for p in self.holds if p.startswith(inner)]:
-                    del self.holds[path]
-                gone = {f for f in self.made if f == prefix + name or f.startswith(inner)}
-                self.made -= gone
 
     def drop_spare(self) -> None:
         """Throw the spare away (only a folder errpages wrote: it has the site marker)."""
@@ -755,10 +703,13 @@ class Publisher:
         before = read_state(self.state_file)
         live = live_site(self.out_dir)
         if before.live is not None and live is not None and before.live[:3] == live[:3]:
-            self.before = before
-            foreign = foreign_files(self.out_dir, before.outputs, before.folders)
-            if foreign:
-                return foreign
+            check = check_live(self.out_dir, before.outputs, before.folders)
+            if check.foreign:
+                return check.foreign
+            outputs = {
+                path: sha for path, sha in before.outputs.items() if path not in check.missing
+            }
+            self.before = replace(before, outputs=outputs)
         spare = self.before.spare
         self.staging = Staging(self.out_dir, self.before.outputs, spare, self.before.folders)
         return []

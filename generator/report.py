@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from errpages.diagnostics import Diagnostic, has_errors
+from errpages.diagnostics import Diagnostic, Level, has_errors, plural
 
 if TYPE_CHECKING:  # the model is more than a build with nothing to do needs to import
     from errpages.site.model import Site
@@ -34,6 +34,15 @@ class BuildReport:
 
     def failed(self, strict: bool = False) -> bool:
         return has_errors(self.diagnostics, strict)
+
+    def warning_count(self) -> int:
+        return sum(1 for d in self.diagnostics if d.level is Level.WARNING)
+
+    def problem_counts(self) -> str:
+        """`2 errors, 1 warning`."""
+        warnings = self.warning_count()
+        errors = len(self.diagnostics) - warnings
+        return f"{plural(errors, 'error')}, {plural(warnings, 'warning')}"
 
     @contextmanager
     def stage(self, name: str) -> Iterator[None]:

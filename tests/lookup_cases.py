@@ -180,7 +180,7 @@ def random_cases(seed: int, count: int) -> list[LookupCase]:
 
 
 def re_split_placeholders(template: str) -> list[str]:
-    from errpages.content.messages import TOKEN_RE
+    from errpages.site.messages import TOKEN_RE
 
     parts, last = [], 0
     for found in TOKEN_RE.finditer(template):

@@ -12,8 +12,8 @@ from urllib.parse import urlencode
 import pytest
 import yaml
 
-from errpages.content.messages import message_parts
 from errpages.content.schema import derive_id
+from errpages.site.messages import message_parts
 from tests.conftest import EXAMPLE_CONTENT, valid_record
 
 BASE_URL = "https://errors.example.org/"

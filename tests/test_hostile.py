@@ -469,12 +469,14 @@ def test_a_crafted_cache_runs_no_code_and_is_simply_ignored(make_content, tmp_pa
     mark = tmp_path / "MARK"
     payload = pickle.dumps(RunsCode(f"touch {mark}"))
     database.with_suffix(".pickle").write_bytes(payload)  # where the head used to be
-    crafted = b'[19,"0",{"code":{"__reduce__":"os.system"}},{},null]\n[{},{},{}]'
-    database.with_suffix(".headdata").write_bytes(crafted)
+    crafted = b'[20,{"code":{"__reduce__":"os.system"}}]'
     import sqlite3
 
-    with sqlite3.connect(database) as db:  # every full record too
+    with sqlite3.connect(database) as db:  # the head, every full record too
+        db.execute("UPDATE head SET data = ?", (crafted,))
         db.execute("UPDATE records SET data = ?", (payload,))
+    for state in (".head", ".site"):  # and the files beside it
+        database.with_suffix(state).write_bytes(payload)
     (content / "errors" / "a.yaml").write_text(valid_record(message="worse widget"))
     again = subprocess.run(build_args, capture_output=True, text=True, cwd=tmp_path, check=False)
     assert again.returncode == 0, again.stderr
@@ -565,7 +567,6 @@ def test_a_cache_of_the_wrong_types_is_not_used(part: str, make_content, tmp_pat
     first = subprocess.run(build_args, capture_output=True, text=True, cwd=tmp_path, check=False)
     assert first.returncode == 0, first.stderr
     database = next(cache.glob("build-*.sqlite"))
-    head = database.with_suffix(".headdata")
     if part in ("rows", "records", "unknown field"):
         table, column = ("entries", "meta") if part == "rows" else ("records", "data")
         with sqlite3.connect(database) as db:
@@ -580,7 +581,10 @@ def test_a_cache_of_the_wrong_types_is_not_used(part: str, make_content, tmp_pat
         with sqlite3.connect(database) as db:
             db.execute("UPDATE outputs SET links = '[[1, 2]]', words = 3")
     elif part == "head":
-        head.write_bytes(json.dumps(wrong_types(json.loads(head.read_bytes()))).encode())
+        with sqlite3.connect(database) as db:
+            (data,) = db.execute("SELECT data FROM head").fetchone()
+            crafted = json.dumps(wrong_types(json.loads(data))).encode()
+            db.execute("UPDATE head SET data = ?", (crafted,))
     elif part == "state":  # the publisher's: what it put in the output folder
         state = database.with_suffix(".site")
         live, tables = state.read_bytes().split(b"\n", 1)

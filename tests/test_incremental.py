@@ -170,11 +170,12 @@ def test_a_spare_that_cannot_be_made_leaves_the_build_whole(
     assert snapshot(out) == clean(content, tmp_path)
 
 
-def test_a_file_deleted_from_the_output_is_put_right_within_two_builds(
+def test_a_file_deleted_from_the_output_is_put_right_by_the_next_build(
     project: tuple[Path, Path, Path], tmp_path: Path
 ) -> None:
-    """A site with a page deleted by hand becomes the spare; the build that stages into it finds
-    the change (by its folders' mtimes, without listing every folder) and undoes it."""
+    """A page deleted by hand from the output: the next build finds it gone (by its folder's
+    mtime, without listing every folder) and puts it back; and the site that build replaces,
+    kept as the spare, is known to lack it, so the build after that is whole too."""
     content, out, cache = project
     incremental(content, out, cache)
     sorted(out.glob("errors/*/index.html"))[0].unlink()

@@ -13,12 +13,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from errpages.build import build
-from errpages.content.messages import message_parts
 from errpages.content.schema import RECORD_KEYS
 from errpages.outputs.search import search_files
-from errpages.render.reveal import reveal_text
 from errpages.render.templates import make_environment, render_error_page
+from errpages.reveal import reveal_text
 from errpages.site.links import distinct_labels
+from errpages.site.messages import message_parts
 from errpages.site.model import ErrorLinks, Record, RecordSummary, SiteConfig, Snippet, Source
 from tests.conftest import REPO_ROOT, valid_record
 
@@ -156,7 +156,7 @@ def test_fast_python_highlighter_keeps_every_character_and_balances_spans(code: 
     """One HTML fragment per line; strip the tags, unescape, and the code is back, unchanged."""
     import html
 
-    from errpages.render.pylex import python_html_lines
+    from errpages.pylex import python_html_lines
 
     lines = python_html_lines(code)
     assert len(lines) == code.count("\n") + 1
@@ -173,7 +173,7 @@ def test_fast_python_highlighter_matches_pygments_on_everyday_code() -> None:
     from pygments.formatters import HtmlFormatter
     from pygments.lexers import PythonLexer
 
-    from errpages.render.pylex import python_html_lines
+    from errpages.pylex import python_html_lines
 
     code = (
         "@dataclass(frozen=True)\n"

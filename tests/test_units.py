@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from errpages.content.messages import placeholder_names
 from errpages.content.schema import derive_id, normalise_snippet_name
 from errpages.publish import exchange_folders
 from errpages.render.markdown import is_safe_url, render_markdown
 from errpages.render.templates import message_html
 from errpages.site.links import short_text
+from errpages.site.messages import placeholder_names
 from errpages.site.model import Analysis, Record, Snippet, Source
 
 
@@ -97,7 +97,7 @@ def test_snippet_names_stay_inside_snippets(name: str, expected: str | None) -> 
 
 def test_hidden_characters_are_revealed_but_emoji_sequences_kept() -> None:
     from errpages.render.highlight import highlight_lines
-    from errpages.render.reveal import reveal_text
+    from errpages.reveal import reveal_text
 
     assert reveal_text("a\u202eb\u200bc") == "a[U+202E]b[U+200B]c"
     family = "👨\u200d👩\u200d👧"

@@ -67,7 +67,7 @@ def user_database(path: Path) -> None:
 
 
 # Each file a build writes or opens in the cache folder, as a link to a file of the user's.
-LINKED = [".sqlite", ".head", ".headdata", ".site", ".headtmp", ".headdatatmp"]
+LINKED = [".sqlite", ".head", ".site"]
 LINKED += [".sqlite-wal", ".sqlite-shm", ".sqlite-journal"]
 
 
@@ -165,16 +165,12 @@ def nested(depth: int) -> bytes:
 
 HEADS = {
     ".head linked to /dev/zero": (".head", "/dev/zero"),
-    ".headdata linked to /dev/zero": (".headdata", "/dev/zero"),
     ".head as a FIFO": (".head", "fifo"),
-    ".headdata as a FIFO": (".headdata", "fifo"),
     ".site linked to /dev/zero": (".site", "/dev/zero"),
     ".site as a FIFO": (".site", "fifo"),
     ".site nested 200,000 deep": (".site", nested(200_000)),
     ".site's tables nested 200,000 deep": (".site", "tables"),
     ".head nested 200,000 deep": (".head", nested(200_000)),
-    ".headdata nested 200,000 deep": (".headdata", nested(200_000) + b"\n[{},{},{}]"),
-    ".headdata's tables nested 200,000 deep": (".headdata", "tables"),
 }
 
 

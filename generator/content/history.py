@@ -21,7 +21,6 @@ from errpages.diagnostics import Diagnostic, Position, error
 from errpages.site.model import ErrorHistory, Found, Release, Run
 
 HISTORY_FOLDER = "history"
-UNRELEASED = "unreleased"
 FORMAT = 1  # how the file is written: a build reads this format only
 # How the raises were found and followed: `errpages history` starts over when it changed.
 MATCHER = 4

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from errpages.diagnostics import Diagnostic, Position, error
+from errpages.site.model import StatKey
 
 RECORD_SUFFIXES = (".yaml", ".yml")
 
@@ -52,7 +53,6 @@ def shown_records_folder(content_root: str | Path) -> str:
     return display_path(Path(content_root) / "errors") + "/"
 
 
-StatKey = tuple[int, int, int]  # size, mtime in ns, inode: enough to tell a file changed
 Problem = tuple[str, str]  # a path as shown, what is wrong with it
 
 

@@ -19,7 +19,6 @@ from errpages.content.listing import (
     RECORD_SUFFIXES,
     ContentFiles,
     FoundFile,
-    StatKey,
     display_path,
     list_content,
     shown_records_folder,
@@ -30,7 +29,7 @@ from errpages.content.history import (
     error_histories,
     read_history_file,
 )
-from errpages.site.model import DriftNote, ErrorHistory, RecordSummary, TextFile
+from errpages.site.model import StatKey, DriftNote, ErrorHistory, RecordSummary, TextFile
 from errpages.content.published import MANIFEST, Manifest, parse_manifest
 from errpages.content.yamldoc import YamlDocument, parse_yaml
 

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from errpages.content.files import atomic_write_text
-from errpages.content.messages import message_parts
+from errpages.site.messages import message_parts
 from errpages.content.schema import derive_id
 from errpages.site.model import RecordSummary
 

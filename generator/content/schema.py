@@ -29,7 +29,7 @@ from errpages.site.model import (
     TextFile,
     When,
 )
-from errpages.render.pylex import PYTHON_LANGUAGES, statement_words
+from errpages.pylex import PYTHON_LANGUAGES, statement_words
 from errpages.content.yamldoc import KeyPath, YamlDocument, parse_yaml
 
 ID_RE = re.compile(r"[0-9a-f]{16}")

@@ -16,7 +16,6 @@ from errpages.git.pyraises import (
     ModuleScan,
     RaiseSite,
     ScanSettings,
-    canonical,
     resolved,
     scan_module,
 )
@@ -28,6 +27,7 @@ from errpages.git.repo import (
     Repository,
     renamed_paths,
 )
+from errpages.site.messages import canonical
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 TOKEN_RE = re.compile(r"\{\}|\w+|[^\w\s]")

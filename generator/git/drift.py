@@ -30,7 +30,6 @@ from typing import Any
 
 from errpages.content.files import FileChanged, atomic_write_text
 from errpages.content.loader import DRIFT_FILE, load_content
-from errpages.content.messages import message_parts
 from errpages.content.schema import validate_records
 from errpages.diagnostics import printable
 from errpages.git.code import PYTHON_SUFFIXES, TOKEN_RE, WORD_RE, Code, is_test_path
@@ -42,13 +41,14 @@ from errpages.git.pinning import (
     site_pin,
     snippet_span,
 )
-from errpages.git.pyraises import RaiseSite, canonical
+from errpages.git.pyraises import RaiseSite
 from errpages.git.repo import (
     GitError,
     ObjectReader,
     open_repository,
     resolve_commit,
 )
+from errpages.site.messages import canonical, message_parts
 from errpages.site.model import Place, Record
 
 # How alike two messages must be for a raise to count as the record's, reworded: the share

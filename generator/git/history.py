@@ -31,7 +31,6 @@ from errpages.content.files import atomic_write_text, refuse_link
 from errpages.content.history import (
     FORMAT,
     MATCHER,
-    UNRELEASED,
     Pinned,
     StoredHistory,
     error_histories,
@@ -48,10 +47,11 @@ from errpages.diagnostics import plural, printable
 from errpages.git.code import Code
 from errpages.git.drift import Wanted, check_pinned, match_raises
 from errpages.git.pinning import PinError, same_exception, scan_settings
-from errpages.git.pyraises import RaiseSite, canonical
+from errpages.git.pyraises import RaiseSite
 from errpages.git.repo import GitError, ObjectReader, Repository, open_repository, resolve_commit
 from errpages.site.history import glance
-from errpages.site.model import Found, Record, Release
+from errpages.site.messages import canonical
+from errpages.site.model import UNRELEASED, Found, Record, Release
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from errpages.content.messages import message_parts
+from errpages.site.messages import canonical, message_parts
 
 SIMPLE_FORMAT_RE = re.compile(r"%(?:\((\w+)\))?([-#0 +]*\d*(?:\.\d+)?)([sdirfgexXoc%])")
 
@@ -129,16 +129,6 @@ class ModuleScan:
     def needs(self) -> frozenset[str]:
         """The names of the classes and functions its pending raises wait on."""
         return frozenset(p.name for p in self.pending) | {p.owner for p in self.pending if p.owner}
-
-
-def canonical(template: str) -> str:
-    """A template with placeholder names dropped and white space folded, for comparing."""
-    parts = []
-    for part in message_parts(template):
-        parts.append(
-            "{}" if part.is_placeholder else part.text.replace("{", "{{").replace("}", "}}")
-        )
-    return " ".join("".join(parts).split())
 
 
 class _Names:

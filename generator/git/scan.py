@@ -27,7 +27,7 @@ from errpages.git.pinning import (
     snippet_span,
     source_lines,
 )
-from errpages.git.pyraises import ModuleScan, RaiseSite, canonical, resolved
+from errpages.git.pyraises import ModuleScan, RaiseSite, resolved
 from errpages.git.repo import (
     GitError,
     ObjectReader,
@@ -37,6 +37,7 @@ from errpages.git.repo import (
     resolve_commit,
 )
 from errpages.site.conditions import code_span, markdown, raised_when
+from errpages.site.messages import canonical
 
 
 @dataclass

@@ -1,36 +1,33 @@
-"""The build cache: what the last build read and wrote, so the next one redoes only what changed.
+"""The build cache: what the last build read and made, so the next one redoes only what changed.
 
 It lives in one folder (`.errpages-cache/` by default, `--cache-dir` to move
-it): per output folder and set of options, a SQLite database (`.sqlite`), a
-head file (`.headdata`: JSON; see `plaindata`) and a small summary (`.head`).
-Nothing in it is marshal or pickle, and everything read back is checked
-against the types it is declared with (`plaindata.conform`): a cache folder a
-pull request added, or one damaged, is not used rather than trusted. Its files
-are read and written as `folder` says (no link followed, sizes bounded); the
-database is opened only when it is a regular file holding just the tables
-errpages makes (a trigger or a view would run code of the file's choosing on
-every build), and every statement runs under a time limit. A database that is
-not errpages' own is not used, said once (`BuildCache.refused`), and replaced.
-`--no-cache` neither reads nor writes it.
-Anything that could change the output is part of a key: record and snippet
-files (by size, mtime and inode), site settings, every theme file, and
-errpages' own code, so a change to any of them shows up.
+it): per output folder and set of options, a SQLite database (`.sqlite`) and
+a small summary beside it (`.head`, see `fingerprint.Summary`); the
+publisher keeps its own state there too (`.site`). Nothing in it is marshal
+or pickle, and everything read back is checked against the types it is
+declared with (`plaindata.conform`): a cache folder a pull request added, or
+one damaged, is not used rather than trusted. Its files are read and written
+as `cachefiles` says (no link followed, sizes bounded); the database is
+opened only when it is a regular file holding just the tables errpages makes
+(a trigger or a view would run code of the file's choosing on every build),
+and every statement runs under a time limit. A database that is not
+errpages' own is not used, said once (`BuildCache.refused`), and replaced.
+`--no-cache` neither reads nor writes it. Anything that could change the
+output is part of a key: record and snippet files (by size, mtime and
+inode), site settings, every theme file, and errpages' own code.
 
-The head holds what concerns the whole site (settings key, the output's file
-hashes, site-wide pages' inputs, where each line of the dump is). The
-database holds, per record file, a small entry (its stats, its summary and
-what rendering it made) and the full record, each in its own table: every
-build reads the entries, a full record is read back only when a page that
-shows it is rendered again, and an edit rewrites only the rows that changed.
-The rows are saved in one transaction, then the head; both carry a token, so
-a build killed between the two leaves a cache that is not trusted (the next
-build starts from scratch) rather than one that lies.
+The database holds a head (what concerns the whole build: errpages' code,
+the settings and theme files every output shares, the warnings), per record
+file a small entry (its stats and summary) and the full record, and per
+output what it was made from and came to (the memo). Every build reads the
+entries and the outputs; a full record is read back only when an output that
+shows it is made again; an edit rewrites only the rows that changed, all in
+one transaction.
 """
 
 from __future__ import annotations
 
 import os
-import secrets
 import sqlite3
 import time
 from contextlib import suppress
@@ -39,15 +36,15 @@ from pathlib import Path
 from typing import Any, NamedTuple, get_type_hints
 from urllib.parse import quote
 
-from errpages.content.listing import StatKey, display_path
+from errpages import plaindata
+from errpages.cachefiles import create_file, own_file_problem, replace_file
+from errpages.content.listing import display_path
 from errpages.content.loader import HistoriesRead, SnippetFiles
 from errpages.diagnostics import Diagnostic
-from errpages.memo import plaindata
 from errpages.memo.fingerprint import CACHE_FORMAT, HEAD_LIMIT, Summary
-from errpages.memo.folder import create_file, own_file_problem, read_file, replace_file
 from errpages.memo.memo import Made
 from errpages.outputs.linkcheck import CrossLink
-from errpages.site.model import Record, RecordSummary
+from errpages.site.model import Record, RecordSummary, StatKey
 
 
 class RecordEntry(NamedTuple):
@@ -149,11 +146,8 @@ class BuildCache:
         return None
 
     def write(self, path: Path) -> None:
-        # The head goes into a file of its own (a SQLite blob of megabytes costs several times
-        # as much to write), tied to the rows by a token that both carry.
-        token = secrets.token_hex(8)
         kept = {name: getattr(self, name) for name in HEAD_FIELDS}
-        data = plaindata.dumps((CACHE_FORMAT, token, kept))
+        head = plaindata.dumps((CACHE_FORMAT, kept))
         entries, outputs = self.saved or ({}, {})
         cut = len(self.records_folder)  # rows are saved under the record's name under errors/
         db = self.db or open_database(path)[0]
@@ -194,10 +188,9 @@ class BuildCache:
                     if outputs.get(path) != made
                 ),
             )
-            db.execute("INSERT OR REPLACE INTO head (id, data) VALUES (1, ?)", (token,))
+            db.execute("INSERT OR REPLACE INTO head (id, data) VALUES (1, ?)", (head,))
         self.db, self.fresh, self.saved = db, {}, (self.records, self.outputs)
         self.rows_renamed = False
-        replace_file(path.with_suffix(".headdata"), data)
         # A small summary beside it answers "did anything change?" without loading it all.
         summary = plaindata.dumps(
             Summary(CACHE_FORMAT, self.code, self.inputs, self.warnings, self.themes)
@@ -346,16 +339,17 @@ READ_ERRORS = (OSError, sqlite3.Error, EOFError, AttributeError, ValueError, Typ
 def read_head_and_rows(
     db: sqlite3.Connection, path: Path, code: str, records_folder: str
 ) -> BuildCache | None:
-    """The cache the head and the rows hold; None when they are of other code or do not
-    belong together (a build was killed between writing the rows and the head). Raises what
+    """The cache the head and the rows hold; None when they are of other code. Raises what
     READ_ERRORS names."""
-    data = read_file(path.with_suffix(".headdata"), HEAD_LIMIT)
-    version, token, kept = plaindata.loads(data, tuple[int, str, dict[str, Any]])
+    row = db.execute(
+        "SELECT CASE WHEN length(data) > ? THEN NULL ELSE data END FROM head WHERE id = 1",
+        (HEAD_LIMIT,),
+    ).fetchone()
+    version, kept = plaindata.loads(row[0], tuple[int, dict[str, Any]])
     if not set(kept) <= set(HEAD_FIELDS):
         raise ValueError("not a cache head")
     kept = {name: plaindata.conform(value, CACHE_HINTS[name]) for name, value in kept.items()}
-    row = db.execute("SELECT data FROM head WHERE id = 1").fetchone()
-    if version != CACHE_FORMAT or kept.get("code") != code or row is None or row[0] != token:
+    if version != CACHE_FORMAT or kept.get("code") != code:
         return None
     entries: dict[str, RecordEntry] = {
         records_folder + name: plaindata.loads(meta, RecordEntry)

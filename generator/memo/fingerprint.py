@@ -16,11 +16,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import NamedTuple
 
-from errpages import __version__
+from errpages import __version__, plaindata
+from errpages.cachefiles import read_file
 from errpages.content.listing import shown_records_folder
 from errpages.diagnostics import Diagnostic
-from errpages.memo import plaindata
-from errpages.memo.folder import read_file
 
 CACHE_FORMAT = 20
 GENERATOR_DIR = Path(__file__).resolve().parent.parent

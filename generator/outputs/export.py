@@ -16,7 +16,7 @@ import json
 
 from errpages import __version__
 from errpages.render.markdown import CODE, TerminalBlock, terminal_blocks
-from errpages.render.reveal import reveal_text
+from errpages.reveal import reveal_text
 from errpages.site import conditions
 from errpages.site.history import site_wordings
 from errpages.site.lookup import compile_matcher

@@ -25,8 +25,8 @@ from pathlib import Path
 from markdown_it.token import Token
 
 from errpages.render.markdown import markdown_renderer
-from errpages.render.reveal import reveal_text
 from errpages.render.templates import raise_span
+from errpages.reveal import reveal_text
 from errpages.site import conditions, urls
 from errpages.site.history import Change, glance, history_changes
 from errpages.site.links import short_text

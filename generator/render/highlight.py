@@ -11,8 +11,8 @@ from pygments.lexer import Lexer
 from pygments.lexers import TextLexer, get_lexer_by_name
 from pygments.util import ClassNotFound
 
-from errpages.render.pylex import PYTHON_LANGUAGES, python_html_lines
-from errpages.render.reveal import HIDDEN_RE, reveal_html
+from errpages.pylex import PYTHON_LANGUAGES, python_html_lines
+from errpages.reveal import HIDDEN_RE, reveal_html
 
 LIGHT_STYLE = "default"
 DARK_STYLE = "github-dark"

@@ -15,7 +15,7 @@ from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 
 from errpages.render.highlight import highlight_block
-from errpages.render.reveal import reveal_text
+from errpages.reveal import reveal_text
 
 SAFE_SCHEMES = ("http", "https", "mailto")
 SCHEME_RE = re.compile(r"^([a-z][a-z0-9+.\-]*):")

@@ -35,13 +35,12 @@ from markupsafe import Markup, escape
 
 from errpages import __version__
 from errpages.content.listing import display_path
-from errpages.content.messages import message_parts, placeholder_names
 from errpages.diagnostics import Diagnostic, Position, error
+from errpages.pylex import PYTHON_LANGUAGES, logical_line
 from errpages.render.highlight import highlight_block, highlight_lines
 from errpages.render.markdown import render_markdown, render_markdown_inline, text_of_html
-from errpages.render.pylex import PYTHON_LANGUAGES, logical_line
-from errpages.render.reveal import finalize, reveal_html, reveal_text
 from errpages.render.themes import theme_layers
+from errpages.reveal import finalize, reveal_html, reveal_text
 from errpages.site import urls
 from errpages.site.conditions import raised_when
 from errpages.site.history import (
@@ -53,6 +52,7 @@ from errpages.site.history import (
     release_label,
 )
 from errpages.site.links import short_text
+from errpages.site.messages import message_parts, placeholder_names
 from errpages.site.model import (
     DriftNote,
     ErrorHistory,

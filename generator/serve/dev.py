@@ -9,7 +9,9 @@ until a fix clears them; and it shows the page's own broken links.
 from __future__ import annotations
 
 import json
+import signal
 import threading
+import time
 from collections.abc import Callable
 from html import escape
 from http import HTTPStatus
@@ -17,8 +19,11 @@ from pathlib import Path
 
 from watchfiles import watch
 
-from errpages.diagnostics import Diagnostic
-from errpages.serve.static import SiteHandler
+from errpages.content.listing import display_path
+from errpages.diagnostics import Diagnostic, Level, plural, printable
+from errpages.report import BuildReport
+from errpages.serve.session import Session
+from errpages.serve.static import Found, SiteHandler, free_port_server, url_of
 
 EVENTS_PATH = "/__errpages/events"
 SCRIPT_PATH = "/__errpages/live.js"
@@ -185,3 +190,76 @@ def watch_and_update(
         raise_interrupt=False,
     ):
         state.publish(update({path for _change, path in changes}))
+
+
+def run(
+    session: Session,
+    host: str,
+    port: int,
+    watching: bool,
+    say: Callable[[str], None],
+    warn: Callable[[str], None],
+) -> None:
+    """Serve the session's site until Ctrl-C (or SIGTERM), updating it after each burst of
+    changes; say what happens (`warn`: problems), each warning and broken link once."""
+    state = LiveState()
+    said: set[Diagnostic] = set()
+
+    def update(changed: set[str]) -> list[str]:
+        started = time.perf_counter()
+        try:
+            report = session.update(changed)
+        except Exception as exc:
+            failure = f"reading the content failed: {type(exc).__name__}: {printable(str(exc))}"
+            warn(f"{failure}; serving the last good site.")
+            return [failure]
+        for diagnostic in report.diagnostics:
+            if diagnostic.level is Level.ERROR or diagnostic not in said:
+                said.add(diagnostic)
+                warn(diagnostic.format())
+        if report.failed():
+            served = "the last good site" if session.linked else "no site until they are fixed"
+            warn(f"Not updated ({report.problem_counts()}); serving {served}.")
+            return [d.format() for d in report.diagnostics if d.level is Level.ERROR]
+        say(updated_line(report, time.perf_counter() - started))
+        return []
+
+    def read(path: str) -> Found | None:
+        found = session.read(path)
+        for problem in found[1] if found else []:
+            if problem not in said:
+                said.add(problem)
+                warn(problem.format())
+        return found
+
+    state.errors = update(set())
+    server = free_port_server(read, host, port, quiet=True, handler=LiveHandler, state=state)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    say(f"Serving {display_path(session.content_root)} at {url_of(server)}  (Ctrl-C stops)")
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, stopped_by_signal)  # stopped as by Ctrl-C
+    try:
+        if watching:
+            folders = [session.content_root, *session.theme_folders()]
+            watch_and_update(folders, update, state, stop)
+        else:
+            stop.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.shutdown()
+        server.server_close()
+        say("Stopped.")
+
+
+def updated_line(report: BuildReport, elapsed: float) -> str:
+    """The line that ends each update."""
+    errors = len(report.site.records) if report.site else 0
+    return (
+        f"Updated {plural(errors, 'error')} ({report.records_read} read), "
+        f"{plural(report.warning_count(), 'warning')}, {elapsed:.2f}s"
+    )
+
+
+def stopped_by_signal(_signal: int, _frame: object) -> None:
+    raise KeyboardInterrupt

@@ -74,6 +74,7 @@ class Session:
     kept: dict[str, bytes] = field(default_factory=dict)  # what each file made came to
     words: dict[str, tuple[Version, str]] = field(default_factory=dict)  # by error id
     memo: Memo = field(init=False)
+    theme_dir: Path | None = None  # the theme the settings named at the last update
     linked: Linked | None = None
 
     def __post_init__(self) -> None:
@@ -106,6 +107,7 @@ class Session:
         loaded = stages.load_records(root, self.listing, self.cache, report)
         with WorkerPool(options.jobs, len(loaded.pending)) as pool:
             config, theme_dir, fresh = stages.validate_records(loaded, options, pool, report)
+        self.theme_dir = theme_dir or self.theme_dir
         site = stages.link_site(loaded, fresh, config, self.cache, report)
         if site is None or theme_dir is None:
             return None
@@ -204,7 +206,7 @@ class Session:
     def theme_folders(self) -> list[Path]:
         """The theme's folders, whose changes serve follows too."""
         with self.lock:
-            return theme_layers(self.linked.theme.folder) if self.linked else []
+            return theme_layers(self.theme_dir) if self.theme_dir else []
 
     def paths(self) -> set[str]:
         """Every path the site has (what a build writes)."""

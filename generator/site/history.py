@@ -9,11 +9,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from errpages.content.history import UNRELEASED
 from errpages.diagnostics import Diagnostic, Position, warning
-from errpages.git.pyraises import canonical
 from errpages.site import urls
+from errpages.site.messages import canonical
 from errpages.site.model import (
+    UNRELEASED,
     ErrorHistory,
     RaisedRun,
     RecordSummary,

@@ -46,8 +46,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
-from errpages.content.messages import message_parts
 from errpages.site import urls
+from errpages.site.messages import message_parts
 from errpages.site.model import RecordSummary, SiteConfig, Wording
 
 # Line breaks are \n and \r; these are the other white space characters.

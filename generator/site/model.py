@@ -6,11 +6,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
-from errpages.content.listing import StatKey
 from errpages.diagnostics import Position
 
 if TYPE_CHECKING:
     from errpages.site.links import LinkGraph
+
+StatKey = tuple[int, int, int]  # size, mtime in ns, inode: enough to tell a file changed
+UNRELEASED = "unreleased"  # the release name of the commit documented, when no release has it
 
 
 @dataclass(frozen=True)

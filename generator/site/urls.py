@@ -8,9 +8,11 @@ works under any base path, on any static host, and opened from disk.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-from errpages.site.model import Place, Record, SiteConfig
+if TYPE_CHECKING:  # for annotations only: the paths are the base everything else is built on
+    from errpages.site.model import Place, Record, SiteConfig
 
 # What base_url (site.yaml, --base-url, [tool.errpages]) must be.
 URL_RE = re.compile(r"https?://[^\s<>\"']+")

@@ -58,3 +58,13 @@ def placeholder_names(template: str) -> list[str]:
         if part.is_placeholder and part.name not in names:
             names.append(part.name)
     return names
+
+
+def canonical(template: str) -> str:
+    """A template with placeholder names dropped and white space folded, for comparing."""
+    parts = []
+    for part in message_parts(template):
+        parts.append(
+            "{}" if part.is_placeholder else part.text.replace("{", "{{").replace("}", "}}")
+        )
+    return " ".join("".join(parts).split())

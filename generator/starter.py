@@ -9,9 +9,9 @@ from pathlib import Path
 
 from errpages.content.files import atomic_write_text
 from errpages.content.listing import display_path
-from errpages.git.pinning import Pin
 from errpages.content.record_schema import record_schema
 from errpages.content.schema import derive_id
+from errpages.git.pinning import Pin
 
 SCHEMA_FILE = Path("schema") / "record.schema.json"
 GITIGNORE_LINES = ("/site/", "/.site.*", "/.errpages-cache/")
