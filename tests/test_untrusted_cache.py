@@ -159,6 +159,24 @@ def test_a_database_errpages_did_not_make_is_not_used_said_once_and_replaced(
     assert "1 rendered, 1 unchanged" in again.stdout, again.stdout
 
 
+def test_a_cache_an_earlier_errpages_left_is_started_again_without_a_word(
+    tmp_path: Path,
+) -> None:
+    """An upgrade: the database has fewer of errpages' tables, of an older format. It is
+    errpages' own: emptied and used, not refused as foreign."""
+    project = Project(tmp_path)
+    with sqlite3.connect(project.file(".sqlite")) as db:
+        db.execute("DROP TABLE outputs")
+        db.execute("PRAGMA user_version = 19")
+    project.edit("worse widget")
+    result = project.build()
+    assert "not used" not in result.stderr, result.stderr
+    assert "2 rendered, 0 unchanged" in result.stdout, result.stdout
+    assert tree_bytes(project.out) == project.clean()
+    project.edit("worst widget")
+    assert "1 rendered, 1 unchanged" in project.build().stdout
+
+
 def nested(depth: int) -> bytes:
     return b"[" * depth + b"]" * depth
 

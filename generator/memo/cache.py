@@ -288,19 +288,20 @@ def connect(path: Path) -> sqlite3.Connection:
 
 
 def start_tables(db: sqlite3.Connection) -> str | None:
-    """Make errpages' tables in an empty database, or empty them in one of another version;
-    why the database is not errpages' own, when it holds anything else (then nothing of it
-    is read and nothing written)."""
+    """Make errpages' tables in an empty database, or in one an earlier errpages made (some
+    of the same tables), and empty them in one of another version; why the database is not
+    errpages' own, when it holds anything else (then nothing of it is read and nothing
+    written)."""
     found = set(db.execute("SELECT type, name, sql FROM sqlite_master"))
-    if found and found != SCHEMA:
+    if not found <= SCHEMA:
         return "it holds tables, views or triggers that errpages does not make"
     # A cache need not survive a power cut, only stay whole: no fsync on each save.
     db.execute("PRAGMA journal_mode = WAL")
     db.execute("PRAGMA synchronous = NORMAL")
-    if not found or db.execute("PRAGMA user_version").fetchone()[0] != CACHE_FORMAT:
+    if found != SCHEMA or db.execute("PRAGMA user_version").fetchone()[0] != CACHE_FORMAT:
         with db:  # another errpages' rows: start again
             for name, sql in TABLES:
-                db.execute(f"DELETE FROM {name}" if found else sql)
+                db.execute(f"DELETE FROM {name}" if ("table", name, sql) in found else sql)
             db.execute(f"PRAGMA user_version = {CACHE_FORMAT}")
     return None
 
