@@ -248,7 +248,7 @@ def make_outputs(
                 progress(report.pages_kept + done, total)
         make_files(plan.files, plan, memo, publisher, report)
         if not plan.global_shard:
-            return dict(memo.sha_by_path())
+            return memo.sha_by_path()
         make_files(listing_files(site, words_of(site, memo)), plan, memo, publisher, report)
     except TemplateError as exc:
         report.diagnostics.append(template_diagnostic(exc, theme.folder))
