@@ -337,9 +337,9 @@ class Staging:
     wrote, and only what changed since is linked or written, and what is
     gone removed, before the two are swapped again. A token file, removed
     before the spare is touched and written again after the swap, says the
-    spare is exactly what the cache remembers; anything else and it is
+    spare is exactly what the publisher's state says; anything else and it is
     thrown away and the folder built from nothing. Files put into the site
-    by hand (or deleted from it) while it was live are found by the mtimes
+    by hand (or deleted from it) while it was live are found (`check_live`) by the mtimes
     of its folders, without listing ten thousand folders.
     """
 
