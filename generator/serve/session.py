@@ -86,6 +86,7 @@ class Session:
         leaves the last good site served."""
         with self.lock:
             self.changed |= changed
+            self.memo.made.clear()  # what was made since the last update: nothing reads it
             report = BuildReport()
             linked = self.link(report)
             if linked is not None and not report.failed():
