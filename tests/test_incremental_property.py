@@ -2,7 +2,9 @@
 
 Edits of every kind a site sees (a meaning, a message and so every title that
 links to it, a snippet, the settings, a theme's style sheet and its error page
-template, an alias, a retirement, a record added, deleted or renamed) are applied one after another, each followed
+template, an alias, a retirement, a record added, deleted or renamed, and, in a
+site with histories, a release added, a former wording changed, a history file
+deleted) are applied one after another, each followed
 by a build with the cache (`errpages build`, the cache read from disk each
 time), or by `errpages serve`'s update (the records, the listing, the
 templates and the pages made so far kept in memory, told the paths that
@@ -19,12 +21,15 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from benchmarks.corpus import write_corpus
+from benchmarks.corpus import write_corpus, write_histories
 from errpages.build import build
+from errpages.content.history import history_text, parse_history
 from errpages.serve.session import Session
+from errpages.site.model import Release
 from tests.test_incremental import snapshot
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -124,6 +129,63 @@ def rename_record(content: Path, index: int) -> None:
     record.rename(record.with_name(f"renamed-{index}-{record.name}"))
 
 
+def history_files(content: Path) -> list[Path]:
+    return sorted((content / "history").rglob("*.json"))
+
+
+def add_release(content: Path, index: int) -> None:
+    """A release that raises what the latest raised, but for one error (then marked retired,
+    as `errpages check` asks)."""
+    stopped = append_release(content, index, stop_one=True)
+    for record in record_files(content):
+        if error_id(record) == stopped[0] and "retired:" not in record.read_text():
+            record.write_text(f"{record.read_text()}retired:\n  since: {stopped[1]}\n")
+
+
+def add_release_raising_all(content: Path, index: int) -> None:
+    append_release(content, index, stop_one=False)
+
+
+def append_release(content: Path, index: int, stop_one: bool) -> tuple[str, str]:
+    """Add a release to a history file that raises what the latest raised (but for one
+    error, with `stop_one`); that error's id and the release's name."""
+    files = history_files(content)
+    if not files:
+        return "", ""
+    path = files[index % len(files)]
+    stored = parse_history(path.read_text())
+    latest = len(stored.releases)
+    name = f"v9.{index}.{latest}"
+    stored.releases.append(Release(name, f"{index:08x}" * 5))
+    stopped = sorted(stored.runs)[index % len(stored.runs)] if stop_one else ""
+    for record_id, runs in stored.runs.items():
+        if runs and runs[-1].until == latest and record_id != stopped:
+            stored.runs[record_id] = (*runs[:-1], runs[-1]._replace(until=latest + 1))
+    path.write_text(history_text(stored))
+    return stopped, name
+
+
+def reword_in_history(content: Path, index: int) -> None:  # how one release said it
+    files = history_files(content)
+    if not files:
+        return
+    path = files[index % len(files)]
+    stored = parse_history(path.read_text())
+    record_id = sorted(stored.runs)[index % len(stored.runs)]
+    runs = stored.runs[record_id]
+    if runs:
+        found = runs[0].found
+        runs = (runs[0]._replace(found=found._replace(message=f"once {index} {found.message}")),)
+        stored.runs[record_id] = runs + stored.runs[record_id][1:]
+        path.write_text(history_text(stored))
+
+
+def delete_history(content: Path, index: int) -> None:
+    files = history_files(content)
+    if files:
+        files[index % len(files)].unlink()
+
+
 EDITS: list[Edit] = [
     edit_meaning,
     edit_message,
@@ -136,12 +198,18 @@ EDITS: list[Edit] = [
     add_record,
     delete_record,
     rename_record,
+    add_release,
+    add_release_raising_all,
+    reword_in_history,
+    delete_history,
 ]
 
 
-def make_project(root: Path) -> tuple[Path, Path, Path]:
+def make_project(root: Path, histories: bool = False) -> tuple[Path, Path, Path]:
     content = root / "content"
     write_corpus(RECORDS, content)
+    if histories:
+        write_histories(RECORDS, content, releases=6)
     shutil.copytree(REPO_ROOT / "themes" / "default", root / "mytheme")
     (content / "site.yaml").write_text(
         "title: Property\nbase_url: https://prop.example.org/\ntheme: mytheme\n"
@@ -191,13 +259,14 @@ def served(session: Session) -> dict[str, bytes]:
 @given(
     st.lists(st.tuples(st.sampled_from(EDITS), st.integers(0, 40)), min_size=1, max_size=5),
     st.booleans(),
+    st.booleans(),
 )
 def test_any_sequence_of_edits_builds_the_bytes_of_a_clean_build(
-    edits: list[tuple[Edit, int]], serving: bool
+    edits: list[tuple[Edit, int]], serving: bool, histories: bool
 ) -> None:
     with tempfile.TemporaryDirectory(prefix="errpages-property-") as folder:
         root = Path(folder)
-        content, out, cache = make_project(root)
+        content, out, cache = make_project(root, histories)
         session = Session(content) if serving else None
         if session is None:
             first = build(content, out, cache_dir=cache, jobs=1)
@@ -217,3 +286,38 @@ def test_any_sequence_of_edits_builds_the_bytes_of_a_clean_build(
                 assert not report.diagnostics, [d.format() for d in report.diagnostics]
                 built = served(session)
             assert built == clean_build(content, root), (edit.__name__, index)
+
+
+@pytest.mark.parametrize("edit", [reword_in_history, delete_history])
+def test_a_history_edit_makes_again_what_it_changes_and_no_more(edit: Edit, tmp_path: Path) -> None:
+    content, out, cache = make_project(tmp_path, histories=True)
+    assert build(content, out, cache_dir=cache, jobs=1).written
+    before = snapshot(out)
+    edit(content, 9)
+    report = build(content, out, cache_dir=cache, jobs=1)
+    assert report.written, [d.format() for d in report.diagnostics]
+    changed = changed_files(before, snapshot(out))
+    assert set(report.made) == changed - {"api/errors.ndjson"}  # the dump: staged by ranges
+    assert any(path.startswith("errors/") for path in changed)
+
+
+def test_a_release_added_makes_again_only_what_shows_that_repository(tmp_path: Path) -> None:
+    """Each of its errors' pages says which release is the latest; no other error's page
+    says anything of it."""
+    content, out, cache = make_project(tmp_path, histories=True)
+    assert build(content, out, cache_dir=cache, jobs=1).written
+    before = snapshot(out)
+    history = history_files(content)[0]
+    repo = history.relative_to(content / "history").with_suffix("").as_posix()
+    ids = set(parse_history(history.read_text()).runs)
+    add_release_raising_all(content, 0)
+    report = build(content, out, cache_dir=cache, jobs=1)
+    assert report.written, [d.format() for d in report.diagnostics]
+    assert changed_files(before, snapshot(out)) - {"api/errors.ndjson"} <= set(report.made)
+    pages = {path.split("/")[1] for path in report.made if path.startswith("errors/")}
+    assert pages and pages <= ids, (pages, ids)
+    assert f"repos/{repo}/index.html" in report.made
+
+
+def changed_files(before: dict[str, bytes], after: dict[str, bytes]) -> set[str]:
+    return {path for path in before.keys() | after.keys() if before.get(path) != after.get(path)}

@@ -36,10 +36,10 @@ def page_files(site: Site, env: Environment, version: Version) -> list[Planned]:
     repositories' counts and the newest errors, not every error."""
     config = site.config
 
-    def shown(records: list[RecordSummary]) -> tuple[Any, ...]:
+    def shown(records: list[RecordSummary], history: bool = True) -> tuple[Any, ...]:
         labels = site.links.labels
         return tuple(
-            (version(record.file), labels[record.id], listed(site.history(record)))
+            (version(record.file), labels[record.id], history and listed(site.history(record)))
             for record in records
         )
 
@@ -64,5 +64,6 @@ def page_files(site: Site, env: Environment, version: Version) -> list[Planned]:
     if config.base_url:
         newest, updated = newest[: config.feed_count], feed_updated(site)
         make = partial(feed_xml, site, newest, updated)
-        files.append(Planned(urls.FEED_XML, "feed", (config, updated, shown(newest)), make))
+        inputs = (config, updated, shown(newest, history=False))  # it says nothing of releases
+        files.append(Planned(urls.FEED_XML, "feed", inputs, make))
     return files
