@@ -4,13 +4,12 @@ Edits of every kind a site sees (a meaning, a message and so every title that
 links to it, a snippet, the settings, a theme's style sheet and its error page
 template, an alias, a retirement, a record added, deleted or renamed, and, in a
 site with histories, a release added, a former wording changed, a history file
-deleted) are applied one after another, each followed
-by a build with the cache (`errpages build`, the cache read from disk each
-time), or by `errpages serve`'s update (the records, the listing, the
-templates and the pages made so far kept in memory, told the paths that
-changed as its watcher tells it). After each, the output, or every file serve
-serves, must be byte for byte what a build from scratch makes of the same
-content.
+deleted) are applied one after another, each followed by a build with the
+cache (`errpages build`, the cache read from disk each time), or by `errpages
+serve`'s update (the records, the listing, the templates and the pages made
+so far kept in memory, told the paths that changed as its watcher tells it).
+After each, the output, or every file serve serves, must be byte for byte
+what a build from scratch makes of the same content.
 """
 
 from __future__ import annotations
@@ -175,8 +174,8 @@ def reword_in_history(content: Path, index: int) -> None:  # how one release sai
     runs = stored.runs[record_id]
     if runs:
         found = runs[0].found
-        runs = (runs[0]._replace(found=found._replace(message=f"once {index} {found.message}")),)
-        stored.runs[record_id] = runs + stored.runs[record_id][1:]
+        reworded = runs[0]._replace(found=found._replace(message=f"once {index} {found.message}"))
+        stored.runs[record_id] = (reworded, *runs[1:])
         path.write_text(history_text(stored))
 
 
