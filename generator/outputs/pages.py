@@ -39,7 +39,11 @@ def page_files(site: Site, env: Environment, version: Version) -> list[Planned]:
     def shown(records: list[RecordSummary], history: bool = True) -> tuple[Any, ...]:
         labels = site.links.labels
         return tuple(
-            (version(record.file), labels[record.id], history and listed(site.history(record)))
+            (
+                version(record.file),
+                labels[record.id],
+                listed(site.history(record)) if history else None,
+            )
             for record in records
         )
 
