@@ -29,8 +29,9 @@ from typing import BinaryIO, NamedTuple
 
 from errpages import plaindata
 from errpages.cachefiles import read_file, read_first_line, replace_file
-from errpages.content.listing import display_path
+from errpages.content.listing import display_path, file_stat
 from errpages.diagnostics import Diagnostic, Position, error
+from errpages.site.model import StatKey
 
 if sys.platform != "win32":
     import fcntl
@@ -623,7 +624,6 @@ class Staging:
 
 LiveSite = tuple[int, int, int, int]  # the output's device and inode, its marker's inode, mtime
 Layout = dict[str, tuple[int, int]]  # a dump line's file (site path) -> its (offset, length)
-DumpStat = tuple[int, int, int]  # size, mtime in ns, inode
 
 
 def live_site(out_dir: Path) -> LiveSite | None:
@@ -637,14 +637,6 @@ def live_site(out_dir: Path) -> LiveSite | None:
     return st.st_dev, st.st_ino, marker.st_ino, st.st_mtime_ns
 
 
-def file_stat(path: Path) -> DumpStat | None:
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    return st.st_size, st.st_mtime_ns, st.st_ino
-
-
 @dataclass(frozen=True)
 class Published:
     """What the publisher put in the output folder the last time, as its state file keeps it."""
@@ -653,7 +645,7 @@ class Published:
     outputs: dict[str, str] = field(default_factory=dict)  # site path -> sha256
     folders: FolderTimes = field(default_factory=dict)  # the output's folders' mtimes
     spare: Spare | None = None  # the site kept beside the output, and what it holds
-    dump: tuple[str, Layout, DumpStat | None] | None = None  # its path, lines and stats
+    dump: tuple[str, Layout, StatKey | None] | None = None  # its path, lines and stats
 
 
 class DumpLine(NamedTuple):
@@ -675,7 +667,7 @@ class Publisher:
         self.state_file = state_file
         self.before = Published()  # what the last build published, when it is what is live
         self.staging: Staging | None = None
-        self.dump: tuple[str, Layout, DumpStat | None] | None = None
+        self.dump: tuple[str, Layout, StatKey | None] | None = None
         self.dropped: list[str] = []  # files of a replaced site not known to be errpages'
 
     @classmethod
@@ -860,7 +852,7 @@ StateTables = tuple[
     dict[str, str],
     FolderTimes,
     tuple[str, dict[str, str | None], FolderTimes] | None,
-    tuple[str, Layout, DumpStat | None] | None,
+    tuple[str, Layout, StatKey | None] | None,
 ]
 
 

@@ -69,8 +69,9 @@ def load_records(
 ) -> LoadedContent:
     """Read content/: the settings, the snippets, and the record files the cache has no
     summary of that still holds (the others are not read)."""
-    reuse, histories_read = (cache.reuse, cache.histories_read) if cache else (None, None)
-    loaded, problems = load_content(content_root, reuse, listing, histories_read)
+    reuse = cache.reuse if cache else None
+    histories = (cache.histories_read, cache.histories_parsed) if cache else None
+    loaded, problems = load_content(content_root, reuse, listing, histories)
     report.diagnostics += problems
     report.records_read = len(loaded.pending)
     return loaded

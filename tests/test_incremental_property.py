@@ -14,6 +14,7 @@ what a build from scratch makes of the same content.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import tempfile
@@ -314,3 +315,29 @@ def test_a_release_added_makes_again_only_what_shows_that_repository(tmp_path: P
     pages = {path.split("/")[1] for path in report.made if path.startswith("errors/")}
     assert pages and pages <= ids, (pages, ids)
     assert f"repos/{repo}/index.html" in report.made
+
+
+def test_an_unchanged_history_file_is_read_only_to_make_a_page_of_its_errors(
+    tmp_path: Path,
+) -> None:
+    """A build with a cache takes what the listings and the search index show of a history
+    file from the cache while the file's stat is the same: bytes changed behind an unchanged
+    stat go unseen until a page of that repository's errors is made again."""
+    content, out, cache = make_project(tmp_path, histories=True)
+    assert build(content, out, cache_dir=cache, jobs=1).written
+    before = snapshot(out)
+    unseen, read = history_files(content)[:2]
+    st = unseen.stat()
+    with unseen.open("r+b") as file:  # its size, inode and mtime kept
+        file.write(b"x" * st.st_size)
+    os.utime(unseen, ns=(st.st_atime_ns, st.st_mtime_ns))
+    repo = read.relative_to(content / "history").with_suffix("")
+    record = sorted((content / "errors" / repo).glob("*.yaml"))[0]
+    replace_in(record, "meaning: >-\n  ", "meaning: >-\n  Edited. ")
+    report = build(content, out, cache_dir=cache, jobs=1)
+    assert report.written, [d.format() for d in report.diagnostics]
+    page = f"errors/{error_id(record)}/index.html"
+    assert page in report.made
+    after = snapshot(out)
+    assert b'class="releases"' in after[page]  # its own history file, read to make it
+    assert changed_paths(before, after) - {"api/errors.ndjson"} <= set(report.made)

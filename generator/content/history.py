@@ -18,7 +18,8 @@ from typing import Any, NamedTuple
 
 from errpages.content.schema import COMMIT_RE, REPO_RE, is_repo_path
 from errpages.diagnostics import Diagnostic, Position, error
-from errpages.site.model import ErrorHistory, Found, Release, Run
+from errpages.site.history import history_face
+from errpages.site.model import ErrorHistory, Found, Release, RepositoryHistory, Run
 
 HISTORY_FOLDER = "history"
 FORMAT = 1  # how the file is written: a build reads this format only
@@ -224,6 +225,12 @@ def error_histories(stored: StoredHistory) -> dict[str, ErrorHistory]:
     releases = tuple(stored.releases)
     key = hashlib.sha256(repr(releases).encode()).hexdigest()
     return {record_id: ErrorHistory(runs, key, releases) for record_id, runs in stored.runs.items()}
+
+
+def repository_history(stored: StoredHistory, full: dict[str, ErrorHistory]) -> RepositoryHistory:
+    """What every build reads of a history file (`RepositoryHistory`)."""
+    faces = {record_id: history_face(history) for record_id, history in full.items()}
+    return RepositoryHistory(stored.repo, tuple(stored.releases), faces)
 
 
 def read_history_file(path: Path, shown: str, text: str) -> tuple[StoredHistory | None, list[Diagnostic]]:

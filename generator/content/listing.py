@@ -190,6 +190,15 @@ def refreshed(
     return ContentFiles(files, listing.problems, files_digest(files))
 
 
+def file_stat(path: Path) -> StatKey | None:
+    """A file's size, mtime and inode (following a link), or None when it cannot be read."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns, st.st_ino
+
+
 def files_digest(files: list[FoundFile]) -> str:
     """The files' paths, sizes, mtimes and inodes, hashed: any change to one changes it."""
     lines = [f"{path}\0{size}\0{mtime}\0{inode}" for path, _, (size, mtime, inode) in files]

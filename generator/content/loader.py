@@ -20,16 +20,27 @@ from errpages.content.listing import (
     ContentFiles,
     FoundFile,
     display_path,
+    file_stat,
     list_content,
     shown_records_folder,
 )
 from errpages.content.history import (
     HISTORY_FOLDER,
     MAX_HISTORY_BYTES,
+    StoredHistory,
     error_histories,
     read_history_file,
+    repository_history,
 )
-from errpages.site.model import StatKey, DriftNote, ErrorHistory, RecordSummary, TextFile
+from errpages.site.model import (
+    DriftNote,
+    ErrorHistory,
+    Histories,
+    RecordSummary,
+    RepositoryHistory,
+    StatKey,
+    TextFile,
+)
 from errpages.content.published import MANIFEST, Manifest, parse_manifest
 from errpages.content.yamldoc import YamlDocument, parse_yaml
 
@@ -49,7 +60,7 @@ class LoadedContent:
     texts: SourceLines  # display path -> lines, for showing offending lines
     drift: dict[str, DriftNote] = field(default_factory=dict)
     manifest: Manifest | None = None
-    histories: dict[tuple[str, str], ErrorHistory] = field(default_factory=dict)  # (repo, id)
+    histories: Histories = field(default_factory=Histories)
     reused: tuple[RecordSummary, ...] = ()  # records unchanged since the cached build
     record_stats: dict[str, StatKey] = field(default_factory=dict)
     problems: list[Diagnostic] = field(default_factory=list)  # found while records are read
@@ -147,15 +158,18 @@ class SnippetFiles(Mapping[str, TextFile]):
 
 # Given a record file's display path and stat, the record from an earlier build if still valid.
 Reuse = Callable[[str, StatKey, SnippetFiles], RecordSummary | None]
-# History files read before, by path: the file's stat then, and the histories it held.
-HistoriesRead = dict[str, tuple[StatKey, dict[tuple[str, str], ErrorHistory]]]
+# History files read before, by path: the file's stat then, and what every build reads of it.
+HistoryRead = tuple[StatKey, RepositoryHistory]
+HistoriesRead = dict[str, HistoryRead]
+# History files parsed whole, by path: the file's stat then, and each error's history.
+HistoriesParsed = dict[str, tuple[StatKey, dict[str, ErrorHistory]]]
 
 
 def load_content(
     content_root: Path,
     reuse: Reuse | None = None,
     listing: ContentFiles | None = None,
-    histories_read: HistoriesRead | None = None,
+    histories_read: tuple[HistoriesRead, HistoriesParsed] | None = None,
 ) -> tuple[LoadedContent, list[Diagnostic]]:
     """Read site.yaml and every record under errors/; snippet files are read when asked for.
 
@@ -206,7 +220,9 @@ def load_content(
     diagnostics += problems
     manifest, problems = load_manifest(content_root / MANIFEST)
     diagnostics += problems
-    histories, problems = load_histories(listing.under(HISTORY_FOLDER)[0], histories_read)
+    histories, problems = load_histories(
+        listing.under(HISTORY_FOLDER)[0], *(histories_read or ({}, {}))
+    )
     diagnostics += problems
     late: list[Diagnostic] = []
     loaded = LoadedContent(
@@ -264,37 +280,65 @@ def load_manifest(path: Path) -> tuple[Manifest | None, list[Diagnostic]]:
 
 
 def load_histories(
-    files: list[FoundFile], read: HistoriesRead | None = None
-) -> tuple[dict[tuple[str, str], ErrorHistory], list[Diagnostic]]:
-    """Read content/history/OWNER/NAME.json, written by `errpages history`. `read`: the files
-    read before (serve keeps them between saves); one whose stat is the same is not read
-    again, and `read` is left holding the files read now that had no problem."""
-    histories: dict[tuple[str, str], ErrorHistory] = {}
+    files: list[FoundFile], read: HistoriesRead, parsed: HistoriesParsed
+) -> tuple[Histories, list[Diagnostic]]:
+    """Read content/history/OWNER/NAME.json, written by `errpages history`. A file whose
+    stat is the one in `read` (the build cache's) is not read: what every build needs of it
+    is there, and its errors' whole histories are read when a page shows one. `read` is
+    left holding the files now there that had no problem, `parsed` those parsed whole."""
+    repositories: dict[str, RepositoryHistory] = {}
+    paths: dict[str, tuple[Path, StatKey]] = {}
     diagnostics: list[Diagnostic] = []
     now: HistoriesRead = {}
     for found in files:
         if not found.name.endswith(".json"):
             continue
-        earlier = read.get(found.path) if read is not None else None
-        if earlier is not None and earlier[0] == found.stat:
-            histories.update(earlier[1])
-            now[found.path] = earlier
-            continue
-        path = Path(found.path)
-        text, problems = read_text(path, MAX_HISTORY_BYTES)
-        if text is not None:
-            stored, found_problems = read_history_file(path, display_path(path), text)
-            problems += found_problems
-            if stored is not None:
-                held = {(stored.repo, i): h for i, h in error_histories(stored).items()}
-                histories.update(held)
-                if not problems:
-                    now[found.path] = (found.stat, held)
-        diagnostics += problems
-    if read is not None:
-        read.clear()
-        read.update(now)
-    return histories, diagnostics
+        earlier = read.get(found.path)
+        if earlier is None or earlier[0] != found.stat:
+            stored, problems = parse_history_file(Path(found.path))
+            diagnostics += problems
+            if stored is None:
+                continue
+            full = error_histories(stored)
+            parsed[found.path] = found.stat, full
+            earlier = found.stat, repository_history(stored, full)
+        repository = earlier[1]
+        repositories[repository.repo] = repository
+        paths[repository.repo] = Path(found.path), found.stat
+        now[found.path] = earlier
+    read.clear()
+    read.update(now)
+    for path in parsed.keys() - now.keys():
+        del parsed[path]
+    return Histories(repositories, HistoryFiles(paths, parsed)), diagnostics
+
+
+def parse_history_file(path: Path) -> tuple[StoredHistory | None, list[Diagnostic]]:
+    """A history file read whole, or what is wrong with it."""
+    text, problems = read_text(path, MAX_HISTORY_BYTES)
+    if text is None:
+        return None, problems
+    return read_history_file(path, display_path(path), text)
+
+
+@dataclass(frozen=True)
+class HistoryFiles:
+    """Each repository's errors' whole histories, its file parsed the first time a page shows
+    one (kept in `parsed`: serve keeps them between saves)."""
+
+    paths: dict[str, tuple[Path, StatKey]]  # each repository's file, and its stat as listed
+    parsed: HistoriesParsed
+
+    def __call__(self, repo: str) -> dict[str, ErrorHistory]:
+        path, stat = self.paths[repo]
+        held = self.parsed.get(str(path))
+        if held is None or held[0] != stat:
+            if file_stat(path) != stat:
+                shown = display_path(path)
+                raise ValueError(f"{shown}: changed while the site was built; build again")
+            stored, _ = parse_history_file(path)
+            held = self.parsed[str(path)] = stat, error_histories(stored) if stored else {}
+        return held[1]
 
 
 def load_drift(path: Path) -> tuple[dict[str, DriftNote], list[Diagnostic]]:

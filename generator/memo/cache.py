@@ -19,8 +19,9 @@ inode), site settings, every theme file, and errpages' own code.
 The database holds a head (what concerns the whole build: errpages' code,
 the settings and theme files every output shares, the warnings), per record
 file a small entry (its stats and summary) and the full record, and per
-output what it was made from and came to (the memo). Every build reads the
-entries and the outputs; a full record is read back only when an output that
+output what it was made from and came to (the memo), and per history file
+what every build reads of it. Every build reads the entries, the outputs and
+the history files' rows; a full record is read back only when an output that
 shows it is made again; an edit rewrites only the rows that changed, all in
 one transaction.
 """
@@ -39,7 +40,7 @@ from urllib.parse import quote
 from errpages import plaindata
 from errpages.cachefiles import create_file, own_file_problem, replace_file
 from errpages.content.listing import display_path
-from errpages.content.loader import HistoriesRead, SnippetFiles
+from errpages.content.loader import HistoriesParsed, HistoriesRead, HistoryRead, SnippetFiles
 from errpages.diagnostics import Diagnostic
 from errpages.memo.fingerprint import CACHE_FORMAT, HEAD_LIMIT, Summary
 from errpages.memo.memo import Made
@@ -71,11 +72,14 @@ class BuildCache:
     records: dict[str, RecordEntry] = field(default_factory=dict)  # by record file, as shown
     fresh: dict[str, Record] = field(default_factory=dict)  # validated since saved, to save
     outputs: dict[str, Made] = field(default_factory=dict)  # the memo, by site path
-    saved: tuple[dict[str, RecordEntry], dict[str, Made]] | None = None  # the rows as read
+    # the rows as read: entries, outputs, history files
+    saved: tuple[dict[str, RecordEntry], dict[str, Made], HistoriesRead] | None = None
     rows_renamed: bool = False  # read as saved by a build run from another working folder
     refused: str | None = None  # why the cache found was not used, when it was not errpages' own
-    # The history files read, by stat: serve keeps them between saves; a build reads them all.
+    # What every build reads of each history file, by its stat (a row per file), and the
+    # files parsed whole (serve keeps them between saves)
     histories_read: HistoriesRead = field(default_factory=dict)
+    histories_parsed: HistoriesParsed = field(default_factory=dict)
     db: sqlite3.Connection | None = field(default=None, compare=False)
 
     def reuse(self, shown: str, stat: StatKey, snippets: SnippetFiles) -> RecordSummary | None:
@@ -148,7 +152,7 @@ class BuildCache:
     def write(self, path: Path) -> None:
         kept = {name: getattr(self, name) for name in HEAD_FIELDS}
         head = plaindata.dumps((CACHE_FORMAT, kept))
-        entries, outputs = self.saved or ({}, {})
+        entries, outputs, histories = self.saved or ({}, {}, {})
         cut = len(self.records_folder)  # rows are saved under the record's name under errors/
         db = self.db or open_database(path)[0]
         time_limit(db, WRITE_SECONDS)
@@ -188,8 +192,21 @@ class BuildCache:
                     if outputs.get(path) != made
                 ),
             )
+            db.executemany(
+                "DELETE FROM histories WHERE file = ?",
+                ((path,) for path in histories.keys() - self.histories_read.keys()),
+            )
+            db.executemany(
+                "INSERT OR REPLACE INTO histories (file, data) VALUES (?, ?)",
+                (
+                    (path, plaindata.dumps(read))
+                    for path, read in self.histories_read.items()
+                    if histories.get(path) is not read
+                ),
+            )
             db.execute("INSERT OR REPLACE INTO head (id, data) VALUES (1, ?)", (head,))
-        self.db, self.fresh, self.saved = db, {}, (self.records, self.outputs)
+        self.db, self.fresh = db, {}
+        self.saved = self.records, self.outputs, dict(self.histories_read)
         self.rows_renamed = False
         # A small summary beside it answers "did anything change?" without loading it all.
         summary = plaindata.dumps(
@@ -230,9 +247,11 @@ TABLES = (
         "CREATE TABLE outputs (path TEXT PRIMARY KEY, inputs TEXT, sha TEXT, links BLOB, "
         "words TEXT)",
     ),
+    # What every build reads of each history file, by its path (`HistoriesRead`).
+    ("histories", "CREATE TABLE histories (file TEXT PRIMARY KEY, data BLOB)"),
 )
 SCHEMA = {("table", name, sql) for name, sql in TABLES} | {
-    ("index", f"sqlite_autoindex_{name}_1", None) for name in ("entries", "records", "outputs")
+    ("index", f"sqlite_autoindex_{name}_1", None) for name, _ in TABLES[1:]
 }
 READ_SECONDS = WRITE_SECONDS = 60.0  # far beyond what a cache of 100,000 records takes
 ROW_LIMIT = 64 << 20  # a row larger than this is read as missing
@@ -375,12 +394,20 @@ def read_head_and_rows(
             (ROW_LIMIT,),
         )
     }
+    histories: HistoriesRead = {
+        file: plaindata.loads(data, HistoryRead)
+        for file, data in db.execute(
+            "SELECT file, CASE WHEN length(data) > ? THEN NULL ELSE data END FROM histories",
+            (ROW_LIMIT,),
+        )
+    }
     return BuildCache(
         path,
         **(kept | {"records_folder": records_folder}),
         records=entries,
         outputs=outputs,
-        saved=(entries, outputs),
+        histories_read=dict(histories),
+        saved=(entries, outputs, histories),
         rows_renamed=rows_renamed,
         db=db,
     )

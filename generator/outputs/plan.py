@@ -148,7 +148,8 @@ def error_files(
     before, after = links.neighbours[record.id]
     shown = tuple(map(face, related)), tuple(map(face, backlinks)), (face(before), face(after))
     drift = site.drift_note(record) if site.drift else None
-    own = (version(record.file), drift, site.history(record), links.labels[record.id])
+    history = site.history_face(record)
+    own = (version(record.file), drift, history and history.key, links.labels[record.id])
     inputs = (digest(record.id, (*own, shown)),)
 
     def page() -> bytes:

@@ -15,7 +15,7 @@ import re
 import sys
 import textwrap
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
@@ -57,6 +57,8 @@ from errpages.site.model import (
     DriftNote,
     ErrorHistory,
     ErrorLinks,
+    Histories,
+    HistoryFace,
     LinkRef,
     Record,
     RecordSummary,
@@ -321,8 +323,8 @@ def history_context(
     return {
         "glance": glance(history),
         "changes": history_changes(history, record.repo, config),
-        "not_raised_since": release_label(since) if since else "",
-        "latest": release_label(history.latest),
+        "not_raised_since": release_label(since.name) if since else "",
+        "latest": release_label(history.latest.name),
     }
 
 
@@ -420,7 +422,7 @@ def render_error_page(
 
 
 def error_summary(
-    record: Record, page: PageLinks, label: str, history: ErrorHistory | None = None
+    record: Record, page: PageLinks, label: str, history: HistoryFace | None = None
 ) -> dict[str, Any]:
     """An error as a listing shows it; with its history, the releases raising it (for the
     release filter) and the release since which none does."""
@@ -455,7 +457,7 @@ RepoOverview = tuple[str, int, int, int, tuple[ReleaseCount, ...]]
 
 
 def repo_overview(
-    groups: dict[str, list[RecordSummary]], histories: Mapping[tuple[str, str], ErrorHistory]
+    groups: dict[str, list[RecordSummary]], histories: Histories
 ) -> list[RepoOverview]:
     """Each repository's line on the home page."""
     return [
@@ -464,7 +466,7 @@ def repo_overview(
             sum(1 for r in records if r.kind == "error"),
             sum(1 for r in records if r.kind == "warning"),
             len({r.exception for r in records}),
-            release_counts(records, histories),
+            release_counts(records, histories.repositories.get(repo)),
         )
         for repo, records in groups.items()
     ]
@@ -494,7 +496,7 @@ def home_page_context(
         "repos": repos,
         "total": len(site.records),
         "recent": [
-            error_summary(site.record(r), page, site.links.labels[r.id], site.history(r))
+            error_summary(site.record(r), page, site.links.labels[r.id], site.history_face(r))
             for r in recent
         ],
         "has_releases": any(repo["releases"] for repo in repos),
@@ -520,7 +522,7 @@ def repo_page_context(
                     "path": source_path,
                     "errors": [
                         error_summary(
-                            site.record(r), page, site.links.labels[r.id], site.history(r)
+                            site.record(r), page, site.links.labels[r.id], site.history_face(r)
                         )
                         for r in sorted(items, key=lambda r: (r.source_line, r.id))
                     ],

@@ -4,8 +4,9 @@ as data in the JSON API."""
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import itertools
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,9 +16,12 @@ from errpages.site.messages import canonical
 from errpages.site.model import (
     UNRELEASED,
     ErrorHistory,
+    Histories,
+    HistoryFace,
     RaisedRun,
     RecordSummary,
     Release,
+    RepositoryHistory,
     Run,
     SiteConfig,
     Wording,
@@ -26,8 +30,9 @@ from errpages.site.model import (
 GLANCE_CHANGES = 3  # the latest changes shown at a glance (the History section lists all)
 
 
-def release_label(release: Release) -> str:
-    return "unreleased code" if release.name == UNRELEASED else release.name
+def release_label(name: str) -> str:
+    """A release's name as a reader reads it."""
+    return "unreleased code" if name == UNRELEASED else name
 
 
 def glance(history: ErrorHistory) -> list[str]:
@@ -42,7 +47,7 @@ def glance(history: ErrorHistory) -> list[str]:
     elif since is None:
         parts = [f"Raised since {first.name}"]
     else:
-        span = first.name if first == last else f"{first.name} – {release_label(last)}"
+        span = first.name if first == last else f"{first.name} – {release_label(last.name)}"
         parts = [f"Raised in {span}"]
     shown = [
         f"{change} in {after.first.name}"
@@ -95,8 +100,8 @@ def history_changes(history: ErrorHistory, repo: str, config: SiteConfig) -> lis
     def row(release: Release, run: RaisedRun, what: str, former: str = "") -> Change:
         shown = run.last if release == run.after else release
         url = urls.line_url(config, repo, shown.commit, run.path, run.line, run.line, run.line)
-        where = f"{run.path}:{run.line}"
-        return Change(release_label(release), what, former, run.message, run.exception, where, url)
+        where, label = f"{run.path}:{run.line}", release_label(release.name)
+        return Change(label, what, former, run.message, run.exception, where, url)
 
     rows: list[Change] = []
     runs = history.raised()
@@ -129,51 +134,57 @@ def spans(runs: Iterable[Run]) -> list[tuple[int, int]]:
     return found
 
 
-def former_wordings(history: ErrorHistory, message: str) -> tuple[Wording, ...]:
-    """The messages other than `message` that releases raised the error with, each with the
-    releases that did (for lookup to know a traceback from an older release); oldest first.
-    Compared as strings: `errpages history` stores a raise whose message reads as the
-    record's (`canonical`) with the record's own text."""
+def history_face(history: ErrorHistory) -> HistoryFace:
+    """What the plan, the listings and the search index need of a history (`HistoryFace`)."""
+    since = history.not_raised_since
+    return HistoryFace(
+        hashlib.sha256(repr(history).encode()).hexdigest(),
+        tuple(spans(history.runs)),
+        since.name if since is not None else "",
+        wordings(history),
+    )
+
+
+def wordings(history: ErrorHistory) -> tuple[Wording, ...]:
+    """Each message releases raised the error with, with the releases that did; oldest
+    first."""
     by_message: dict[str, list[Run]] = {}
     for run in history.runs:
-        if run.found.message != message:
-            by_message.setdefault(run.found.message, []).append(run)
+        by_message.setdefault(run.found.message, []).append(run)
 
     def named(first: int, until: int) -> str:
-        start, end = (release_label(history.releases[i]) for i in (first, until - 1))
+        start, end = (release_label(history.releases[i].name) for i in (first, until - 1))
         return start if until - first == 1 else f"{start} – {end}"
 
     return tuple(
-        Wording(former, runs[-1].found.exception, ", ".join(named(*s) for s in spans(runs)))
-        for former, runs in by_message.items()
+        Wording(message, runs[-1].found.exception, ", ".join(named(*s) for s in spans(runs)))
+        for message, runs in by_message.items()
     )
 
 
 def site_wordings(
-    records: Iterable[RecordSummary], histories: Mapping[tuple[str, str], ErrorHistory]
+    records: Iterable[RecordSummary], histories: Histories
 ) -> dict[str, tuple[Wording, ...]]:
-    """Each error's former wordings (`former_wordings`), by id, for those that have some."""
+    """Each error's former wordings, by id, for those that have some: the messages other than
+    its record's that releases raised it with (for lookup to know a traceback from an older
+    release). Compared as strings: `errpages history` stores a raise whose message reads as
+    the record's (`canonical`) with the record's own text."""
     found = {}
     for summary in records:
-        history = histories.get((summary.repo, summary.id))
-        if history is not None and (wordings := former_wordings(history, summary.message)):
-            found[summary.id] = wordings
+        face = histories.face(summary)
+        former = tuple(w for w in face.wordings if w.message != summary.message) if face else ()
+        if former:
+            found[summary.id] = former
     return found
 
 
-def listed(history: ErrorHistory | None) -> tuple[str, str] | None:
-    """What a listing shows of an error's history: the releases raising it
-    (`raised_ranges`), and the release since which none does ("" while the latest does)."""
-    if history is None:
+def listed(face: HistoryFace | None) -> tuple[str, str] | None:
+    """What a listing shows of an error's history: the releases raising it, as ranges of
+    release indexes ("0-4 6-9": first, and one past the last, for the listings' release
+    filter), and the release since which none does ("" while the latest does)."""
+    if face is None:
         return None
-    since = history.not_raised_since
-    return raised_ranges(history), release_label(since) if since is not None else ""
-
-
-def raised_ranges(history: ErrorHistory) -> str:
-    """The releases raising it, as ranges of release indexes ("0-4 6-9": first, and one past
-    the last), for the listings' release filter."""
-    return " ".join(f"{first}-{until}" for first, until in spans(history.runs))
+    return " ".join(f"{first}-{until}" for first, until in face.spans), release_label(face.since)
 
 
 @dataclass(frozen=True)
@@ -190,32 +201,31 @@ class ReleaseCount:
 
 
 def release_counts(
-    records: Iterable[RecordSummary], histories: Mapping[tuple[str, str], ErrorHistory]
+    records: Iterable[RecordSummary], repository: RepositoryHistory | None
 ) -> tuple[ReleaseCount, ...]:
-    """For each release of one repository's errors, newest first, how many of them it raises
+    """For each release of one repository, newest first, how many of its errors it raises
     (none when no history was taken)."""
-    releases: tuple[Release, ...] = ()
-    kinds: dict[str, list[int]] = {"error": [], "warning": []}
+    if repository is None:
+        return ()
+    releases = repository.releases
+    kinds = {kind: [0] * (len(releases) + 1) for kind in ("error", "warning")}
     exceptions: dict[str, list[int]] = {}
     for summary in records:
-        history = histories.get((summary.repo, summary.id))
-        if history is None:
+        face = repository.faces.get(summary.id)
+        if face is None:
             continue
-        if not releases:
-            releases = history.releases
-            kinds = {kind: [0] * (len(releases) + 1) for kind in kinds}
         by_exception = exceptions.setdefault(summary.exception, [0] * (len(releases) + 1))
-        for run in history.runs:  # counted as differences: +1 at the first, -1 after the last
+        for first, until in face.spans:  # counted as differences: +1 at the first, -1 after
             for counts in (kinds[summary.kind], by_exception):
-                counts[run.first] += 1
-                counts[run.until] -= 1
+                counts[first] += 1
+                counts[until] -= 1
     totals = {key: list(itertools.accumulate(counts)) for key, counts in kinds.items()}
     raised = [list(itertools.accumulate(counts)) for counts in exceptions.values()]
     return tuple(
         ReleaseCount(
             index,
             release.name,
-            release_label(release),
+            release_label(release.name),
             totals["error"][index],
             totals["warning"][index],
             sum(1 for counts in raised if counts[index] > 0),
@@ -246,24 +256,21 @@ def history_data(history: ErrorHistory) -> dict[str, Any]:
     }
 
 
-def unmarked_retired(
-    records: Iterable[RecordSummary], histories: Mapping[tuple[str, str], ErrorHistory]
-) -> list[Diagnostic]:
+def unmarked_retired(records: Iterable[RecordSummary], histories: Histories) -> list[Diagnostic]:
     """A warning for each record that the latest release no longer raises but that does not
     say `retired:` (its page reads as retired all the same)."""
     found = []
     for summary in records:
-        history = histories.get((summary.repo, summary.id))
-        since = history.not_raised_since if history is not None else None
-        if history is not None and since is not None and not summary.retired:
-            latest = release_label(history.latest)
+        face = histories.face(summary)
+        if face is not None and face.since and not summary.retired:
+            latest = release_label(histories.repositories[summary.repo].releases[-1].name)
             found.append(
                 warning(
                     Position(summary.file),
                     "retired",
                     f"the latest release ({latest}) does not raise this error; no release "
-                    f"since {release_label(since)} does",
-                    f"mark it `retired:` with `since: {since.name}`",
+                    f"since {release_label(face.since)} does",
+                    f"mark it `retired:` with `since: {face.since}`",
                 )
             )
     return found

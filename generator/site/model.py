@@ -329,6 +329,46 @@ class ErrorHistory:
         )
 
 
+class HistoryFace(NamedTuple):
+    """What the plan, the listings and the search index need of an error's history: a build
+    keeps it by its history file's stat, and reads the whole history only for a page made."""
+
+    key: str  # a digest of the whole history: equal keys read the same
+    spans: tuple[tuple[int, int], ...]  # the releases raising it: (first, one past the last)
+    since: str  # the name of the release since which none raises it ("" while the latest does)
+    wordings: tuple[Wording, ...]  # every message releases raised it with, oldest first
+
+
+class RepositoryHistory(NamedTuple):
+    """A repository's history file as every build reads it: its releases, and each error's
+    `HistoryFace` by record id."""
+
+    repo: str
+    releases: tuple[Release, ...]
+    faces: dict[str, HistoryFace]
+
+
+def no_histories(repo: str) -> dict[str, ErrorHistory]:
+    return {}
+
+
+@dataclass(frozen=True)
+class Histories:
+    """In which releases the errors are raised, as `errpages history` found it: each
+    repository's (`RepositoryHistory`), and an error's whole history, read from its file when
+    a page shows it (`read`: a repository's, by record id)."""
+
+    repositories: dict[str, RepositoryHistory] = field(default_factory=dict)
+    read: Callable[[str], dict[str, ErrorHistory]] = field(default=no_histories, compare=False)
+
+    def face(self, record: RecordSummary | Record) -> HistoryFace | None:
+        repository = self.repositories.get(record.repo)
+        return repository.faces.get(record.id) if repository else None
+
+    def full(self, record: RecordSummary | Record) -> ErrorHistory | None:
+        return self.read(record.repo).get(record.id) if self.face(record) else None
+
+
 class RecordStore:
     """Full records by file: those validated in this build, the others read when asked for.
 
@@ -363,15 +403,18 @@ class Site:
     links: LinkGraph
     drift: dict[str, DriftNote] = field(default_factory=dict)
     store: RecordStore = field(default_factory=RecordStore, compare=False)
-    # From content/history/: in which releases each error is raised.
-    histories: dict[tuple[str, str], ErrorHistory] = field(default_factory=dict)  # (repo, id)
+    histories: Histories = field(default_factory=Histories)  # from content/history/
 
     def record(self, summary: RecordSummary) -> Record:
         return self.store.get(summary)
 
     def history(self, record: RecordSummary | Record) -> ErrorHistory | None:
         """In which releases of its repository the error is raised, when that was found."""
-        return self.histories.get((record.repo, record.id))
+        return self.histories.full(record)
+
+    def history_face(self, record: RecordSummary | Record) -> HistoryFace | None:
+        """What the listings show of its history (`HistoryFace`), when that was found."""
+        return self.histories.face(record)
 
     def drift_note(self, summary: RecordSummary) -> DriftNote | None:
         """The saved drift status, if it was taken for the commit the record is pinned to now."""
