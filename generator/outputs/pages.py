@@ -42,7 +42,7 @@ def page_files(site: Site, env: Environment, version: Version) -> list[Planned]:
             (
                 version(record.file),
                 labels[record.id],
-                listed(site.history_face(record)) if history else None,
+                listed(site.histories.face(record)) if history else None,
             )
             for record in records
         )

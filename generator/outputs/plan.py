@@ -148,7 +148,7 @@ def error_files(
     before, after = links.neighbours[record.id]
     shown = tuple(map(face, related)), tuple(map(face, backlinks)), (face(before), face(after))
     drift = site.drift_note(record) if site.drift else None
-    history = site.history_face(record)
+    history = site.histories.face(record)
     own = (version(record.file), drift, history and history.key, links.labels[record.id])
     inputs = (digest(record.id, (*own, shown)),)
 

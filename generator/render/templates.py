@@ -496,7 +496,7 @@ def home_page_context(
         "repos": repos,
         "total": len(site.records),
         "recent": [
-            error_summary(site.record(r), page, site.links.labels[r.id], site.history_face(r))
+            error_summary(site.record(r), page, site.links.labels[r.id], site.histories.face(r))
             for r in recent
         ],
         "has_releases": any(repo["releases"] for repo in repos),
@@ -522,7 +522,7 @@ def repo_page_context(
                     "path": source_path,
                     "errors": [
                         error_summary(
-                            site.record(r), page, site.links.labels[r.id], site.history_face(r)
+                            site.record(r), page, site.links.labels[r.id], site.histories.face(r)
                         )
                         for r in sorted(items, key=lambda r: (r.source_line, r.id))
                     ],

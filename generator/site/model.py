@@ -412,10 +412,6 @@ class Site:
         """In which releases of its repository the error is raised, when that was found."""
         return self.histories.full(record)
 
-    def history_face(self, record: RecordSummary | Record) -> HistoryFace | None:
-        """What the listings show of its history (`HistoryFace`), when that was found."""
-        return self.histories.face(record)
-
     def drift_note(self, summary: RecordSummary) -> DriftNote | None:
         """The saved drift status, if it was taken for the commit the record is pinned to now."""
         note = self.drift.get(summary.id)
