@@ -1,8 +1,8 @@
 """Load stage: read content/ into memory (site.yaml, record YAML, snippet files).
 
-Only this module and `listing` touch the content folder. It reads every file below
-`errors/`, `snippets/` and `history/` up front, so later stages look snippet files up by
-name in memory and no path written in a record ever reaches the file system.
+Only this module and `listing` touch the content folder. It lists every file below
+`errors/`, `snippets/` and `history/` up front, so later stages look snippet and history
+files up by name and no path written in a record ever reaches the file system.
 """
 
 from __future__ import annotations
