@@ -16,6 +16,7 @@ from contextlib import ExitStack, closing
 from pathlib import Path
 
 from errpages.content.listing import (
+    ContentChanged,
     content_folder_missing,
     display_path,
     list_content,
@@ -71,6 +72,8 @@ def build(
             state = cache.with_suffix(".site") if cache else None
             with Publisher.held(out_dir, state, wait, waiting) as publisher:
                 build_site(content_root, publisher, options, cache, report, checking)
+        except ContentChanged as exc:
+            report.diagnostics.append(exc.diagnostic("build again"))
         except OutputBusy as exc:
             hint = "wait for it to finish, or run without --no-wait"
             report.diagnostics.append(error(Position(display_path(out_dir)), "", str(exc), hint))

@@ -18,7 +18,7 @@ from pathlib import Path
 from jinja2 import Environment, TemplateError
 
 from errpages.content.config import normalise_base_url, read_config
-from errpages.content.listing import ContentFiles, display_path
+from errpages.content.listing import ContentChanged, ContentFiles, display_path
 from errpages.content.loader import LoadedContent, SnippetFiles, load_content, parse_files
 from errpages.content.published import check_published, published_ids
 from errpages.content.schema import validate_document
@@ -177,7 +177,7 @@ def reused_record(cache: BuildCache, loaded: LoadedContent, record_file: str) ->
         if document is not None:
             record, _ = validate_document(document, loaded.snippets)
     if record is None:
-        raise ValueError(f"{record_file}: changed while the site was built; build again")
+        raise ContentChanged(record_file)
     return record
 
 

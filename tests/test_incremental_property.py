@@ -341,3 +341,29 @@ def test_an_unchanged_history_file_is_read_only_to_make_a_page_of_its_errors(
     after = snapshot(out)
     assert b'class="releases"' in after[page]  # its own history file, read to make it
     assert changed_paths(before, after) - {"api/errors.ndjson"} <= set(report.made)
+
+
+def test_a_history_file_changed_while_a_page_of_it_is_made_fails_the_build_and_no_more(
+    tmp_path: Path,
+) -> None:
+    """The file is read to make the page after the build listed it: when it changed since,
+    the build says so, as an error naming it, and leaves the site as it was."""
+    content, out, cache = make_project(tmp_path, histories=True)
+    assert build(content, out, cache_dir=cache, jobs=1).written
+    before = snapshot(out)
+    history = history_files(content)[1]
+    repo = history.relative_to(content / "history").with_suffix("")
+    record = sorted((content / "errors" / repo).glob("*.yaml"))[0]
+    replace_in(record, "meaning: >-\n  ", "meaning: >-\n  Edited. ")
+
+    def touch(done: int, total: int) -> None:  # told before the pages are made
+        os.utime(history, ns=(0, history.stat().st_mtime_ns + 1_000_000))
+
+    report = build(content, out, cache_dir=cache, jobs=1, progress=touch)
+    assert not report.written
+    assert report.failed() and [d.format() for d in report.diagnostics] == [
+        f"{history}: changed while the site was made from it\n    hint: build again"
+    ]
+    assert snapshot(out) == before
+    assert build(content, out, cache_dir=cache, jobs=1).written  # and the next build is whole
+    assert b"Edited." in snapshot(out)[f"errors/{error_id(record)}/index.html"]

@@ -190,6 +190,13 @@ def refreshed(
     return ContentFiles(files, listing.problems, files_digest(files))
 
 
+class ContentChanged(Exception):
+    """A content file changed while the site was made from it (its path, as shown)."""
+
+    def diagnostic(self, hint: str) -> Diagnostic:
+        return error(Position(str(self)), "", "changed while the site was made from it", hint)
+
+
 def file_stat(path: Path) -> StatKey | None:
     """A file's size, mtime and inode (following a link), or None when it cannot be read."""
     try:

@@ -17,6 +17,7 @@ from pathlib import Path
 from errpages.diagnostics import Diagnostic, Position, error, warning
 from errpages.content.listing import (
     RECORD_SUFFIXES,
+    ContentChanged,
     ContentFiles,
     FoundFile,
     display_path,
@@ -334,8 +335,7 @@ class HistoryFiles:
         held = self.parsed.get(str(path))
         if held is None or held[0] != stat:
             if file_stat(path) != stat:
-                shown = display_path(path)
-                raise ValueError(f"{shown}: changed while the site was built; build again")
+                raise ContentChanged(display_path(path))
             stored, _ = parse_history_file(path)
             held = self.parsed[str(path)] = stat, error_histories(stored) if stored else {}
         return held[1]
