@@ -367,3 +367,21 @@ def test_a_history_file_changed_while_a_page_of_it_is_made_fails_the_build_and_n
     assert snapshot(out) == before
     assert build(content, out, cache_dir=cache, jobs=1).written  # and the next build is whole
     assert b"Edited." in snapshot(out)[f"errors/{error_id(record)}/index.html"]
+
+
+def test_a_history_of_none_of_a_repositorys_errors_offers_no_release_filter(
+    tmp_path: Path,
+) -> None:
+    """A history file whose records are none of the site's (taken before they were written,
+    say) gives its repository's page nothing to narrow: no release filter, no counts."""
+    content, out, _ = make_project(tmp_path, histories=True)
+    stranger, known = history_files(content)[:2]
+    stored = parse_history(stranger.read_text())
+    stored.runs = {"0" * 8 + key[8:]: runs for key, runs in stored.runs.items()}
+    stored.pinned = {"0" * 8 + key[8:]: pinned for key, pinned in stored.pinned.items()}
+    stranger.write_text(history_text(stored))
+    assert build(content, out, cache_dir=None, jobs=1).written
+    built = snapshot(out)
+    for history, offered in ((stranger, False), (known, True)):
+        repo = history.relative_to(content / "history").with_suffix("").as_posix()
+        assert (b"data-release-empty" in built[f"repos/{repo}/index.html"]) is offered, repo

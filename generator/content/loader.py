@@ -170,14 +170,14 @@ def load_content(
     content_root: Path,
     reuse: Reuse | None = None,
     listing: ContentFiles | None = None,
-    histories_read: tuple[HistoriesRead, HistoriesParsed] | None = None,
+    histories: tuple[HistoriesRead, HistoriesParsed] | None = None,
 ) -> tuple[LoadedContent, list[Diagnostic]]:
     """Read site.yaml and every record under errors/; snippet files are read when asked for.
 
     With `reuse`, a record file unchanged since an earlier build is not read:
-    its validated record's summary comes back in `reused`; with
-    `histories_read` (`load_histories`), a history file unchanged since is not
-    either. `listing`: the content folder as listed moments ago (for the
+    its validated record's summary comes back in `reused`; with `histories`
+    (what was read and parsed of history files before: `load_histories`), a
+    history file unchanged since is not either. `listing`: the content folder as listed moments ago (for the
     build's fingerprint).
     """
     diagnostics: list[Diagnostic] = []
@@ -221,9 +221,8 @@ def load_content(
     diagnostics += problems
     manifest, problems = load_manifest(content_root / MANIFEST)
     diagnostics += problems
-    histories, problems = load_histories(
-        listing.under(HISTORY_FOLDER)[0], *(histories_read or ({}, {}))
-    )
+    read, parsed = histories or ({}, {})
+    found_histories, problems = load_histories(listing.under(HISTORY_FOLDER)[0], read, parsed)
     diagnostics += problems
     late: list[Diagnostic] = []
     loaded = LoadedContent(
@@ -234,7 +233,7 @@ def load_content(
         texts,
         drift,
         manifest,
-        histories,
+        found_histories,
         tuple(reused),
         record_stats,
         late,

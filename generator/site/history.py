@@ -204,16 +204,15 @@ def release_counts(
     records: Iterable[RecordSummary], repository: RepositoryHistory | None
 ) -> tuple[ReleaseCount, ...]:
     """For each release of one repository, newest first, how many of its errors it raises
-    (none when no history was taken)."""
-    if repository is None:
+    (none when no history was taken of any of them)."""
+    faces = repository.faces if repository else {}
+    faced = [(record, faces[record.id]) for record in records if record.id in faces]
+    if repository is None or not faced:
         return ()
     releases = repository.releases
     kinds = {kind: [0] * (len(releases) + 1) for kind in ("error", "warning")}
     exceptions: dict[str, list[int]] = {}
-    for summary in records:
-        face = repository.faces.get(summary.id)
-        if face is None:
-            continue
+    for summary, face in faced:
         by_exception = exceptions.setdefault(summary.exception, [0] * (len(releases) + 1))
         for first, until in face.spans:  # counted as differences: +1 at the first, -1 after
             for counts in (kinds[summary.kind], by_exception):
