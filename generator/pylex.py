@@ -15,6 +15,7 @@ from __future__ import annotations
 import builtins
 import keyword
 import re
+from typing import NamedTuple
 
 from pygments.token import (
     STANDARD_TYPES,
@@ -225,17 +226,18 @@ OPENING = frozenset("([{")
 CLOSING = frozenset(")]}")
 
 
-def statement_words(code: str, line: int) -> frozenset[str] | None:
-    """The names and keywords of the statement (logical line) that holds `line` (1-based,
-    of `code`), or None when that line holds no code (blank, or only a comment)."""
-    found = logical_line(code, line)
-    return found[2] if found is not None else None
+class Statement(NamedTuple):
+    """A statement (logical line) of a snippet."""
+
+    first: int  # its first and last line, 1-based
+    last: int
+    words: frozenset[str]  # its names and keywords
+    strings: str  # its string literals as written, one after another
 
 
-def logical_line(code: str, line: int) -> tuple[int, int, frozenset[str]] | None:
-    """The first and last line (1-based, of `code`) and the names and keywords of the
-    statement that holds `line`, or None when that line holds no code (blank, or only a
-    comment).
+def logical_line(code: str, line: int) -> Statement | None:
+    """The statement that holds `line` (1-based, of `code`), or None when that line holds
+    no code (blank, or only a comment).
 
     A bracket the snippet closes without opening it (a snippet may begin inside a call)
     counts as opened before the snippet.
@@ -243,23 +245,26 @@ def logical_line(code: str, line: int) -> tuple[int, int, frozenset[str]] | None
     depth, current = 0, 1
     start: int | None = None  # the line of the current statement's first token
     words: set[str] = set()
+    strings: list[str] = []
     for match in TOKEN_RE.finditer(code):
         kind, text = match.lastgroup, match.group()
         if kind == "newline" and depth == 0:
             if start is not None and start <= line <= current:
-                return start, current, frozenset(words)
+                return Statement(start, current, frozenset(words), " ".join(strings))
             if current >= line:
                 return None
-            start, words = None, set()
+            start, words, strings = None, set(), []
         elif kind not in ("space", "newline", "comment"):
             start = current if start is None else start
             if kind == "name":
                 words.add(text)
+            elif kind == "string":
+                strings.append(text)
             elif text in OPENING:
                 depth += 1
             elif text in CLOSING:
                 depth = max(depth - 1, 0)
         current += text.count("\n")
     if start is not None and start <= line:
-        return start, current, frozenset(words)
+        return Statement(start, current, frozenset(words), " ".join(strings))
     return None

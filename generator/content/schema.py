@@ -29,7 +29,8 @@ from errpages.site.model import (
     TextFile,
     When,
 )
-from errpages.pylex import PYTHON_LANGUAGES, statement_words
+from errpages.pylex import PYTHON_LANGUAGES, Statement, logical_line
+from errpages.site.messages import message_parts
 from errpages.content.yamldoc import KeyPath, YamlDocument, parse_yaml
 
 ID_RE = re.compile(r"[0-9a-f]{16}")
@@ -668,8 +669,9 @@ RAISE_START_RE = re.compile(r"[ \t]*(?:raise|assert)\b")
 
 
 def raises_at_line(record: Record) -> bool:
-    """Whether a Python snippet's statement at `source.line` raises (or asserts; a warning
-    record: warns); True for other languages, which are not looked into."""
+    """Whether a Python snippet's statement at `source.line` raises, asserts or passes the
+    record's message on (a warning record: warns); True for other languages, which are not
+    looked into."""
     snippet = record.source.snippet
     if snippet.language.lower() not in PYTHON_LANGUAGES:
         return True
@@ -677,12 +679,22 @@ def raises_at_line(record: Record) -> bool:
     # Most records name the line the statement starts on: found without lexing the snippet.
     if RAISE_START_RE.match(snippet.text.split("\n", line)[line - 1]):
         return True
-    words = statement_words(snippet.text, line)
-    if words is None:
+    statement = logical_line(snippet.text, line)
+    if statement is None:
         return False
-    if record.kind == "warning" and any("warn" in word.lower() for word in words):
+    if record.kind == "warning" and any("warn" in word.lower() for word in statement.words):
         return True
-    return "raise" in words or "assert" in words
+    words = statement.words
+    return "raise" in words or "assert" in words or passes_on(statement, record.message)
+
+
+def passes_on(statement: Statement, message: str) -> bool:
+    """Whether the statement's string literals hold the message's fixed text, word by word,
+    as the call of a raise helper does (`self.fail(_("…"))`, which `errpages scan` finds),
+    or a class's table of messages."""
+    fixed = " ".join(part.text for part in message_parts(message) if not part.is_placeholder)
+    words = fixed.split()
+    return bool(words) and all(word in statement.strings for word in words)
 
 
 def validate_document(
@@ -703,7 +715,7 @@ def validate_document(
                 )
             )
         if not raises_at_line(record):
-            does = "warns" if record.kind == "warning" else "raises or asserts"
+            does = "warns" if record.kind == "warning" else "raises, asserts or passes the message on"
             diagnostics.append(
                 warning(
                     record.position("source.line"),

@@ -217,7 +217,7 @@ def raise_span(record: Record) -> tuple[int, int]:
     if snippet.language.lower() in PYTHON_LANGUAGES:
         statement = logical_line(textwrap.dedent(snippet.text), raise_line)
         if statement is not None:
-            return statement[0], statement[1]
+            return statement.first, statement.last
     return raise_line, raise_line
 
 
