@@ -1,13 +1,16 @@
 """Errors through time in a real browser, from disk: the listings narrowed to one release,
-and the search page knowing a traceback with an older release's wording."""
+the search page knowing a traceback with an older release's wording, and an error page's
+History on a phone and a desktop."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
+from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, Page, expect
 
+from tests.browser.test_layout import overflow
 from tests.conftest import parse_html, run_cli
 from tests.test_history import history, project  # noqa: F401  (the fixture)
 
@@ -101,3 +104,30 @@ def test_a_listing_narrowed_to_a_release_shows_what_it_raises(
     assert parse_qs(urlsplit(tab.url).query) == {"name": ["dial"]}
     context.close()
     assert problems == []
+
+
+def test_an_error_pages_history_fits_a_phone(
+    project,  # type: ignore[no-untyped-def]  # noqa: F811
+    tmp_path: Path,
+    browser: Browser,
+) -> None:
+    repo, _, content, _ = project
+    history(content, repo)
+    out = tmp_path / "site"
+    result = run_cli("build", "--content", str(content), "--out", str(out), "--drafts")
+    assert result.exit_code == 0, result.output
+    pages = [
+        page
+        for page in sorted((out / "errors").glob("*/index.html"))
+        if parse_html(page).select_one("table.history")
+    ]
+    assert len(pages) >= 3
+    for width in (320, 390, 1280):
+        context = browser.new_context(viewport={"width": width, "height": 800})
+        tab = context.new_page()
+        for page in pages:
+            tab.goto(page.as_uri())
+            assert overflow(tab) <= 0, (page, width)
+        result = Axe().run(tab)
+        assert result.violations_count == 0, (width, result.generate_report())
+        context.close()
