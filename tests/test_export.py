@@ -14,7 +14,7 @@ import yaml
 
 from errpages.content.schema import derive_id
 from errpages.site.messages import message_parts
-from tests.conftest import EXAMPLE_CONTENT, valid_record
+from tests.conftest import EXAMPLE_CONTENT, run_cli, valid_record
 
 BASE_URL = "https://errors.example.org/"
 
@@ -287,6 +287,27 @@ def test_a_record_naming_its_class_dotted_is_found_by_the_class_raised(
     assert result.stdout.startswith("https://x.example/errors/0123456789abcdef/?name=home"), (
         result.stdout
     )
+
+
+def test_of_two_templates_a_message_matches_whole_the_page_is_the_one_lookup_ranks_first(
+    tmp_path: Path, make_content
+) -> None:  # type: ignore[no-untyped-def]
+    """`{value}` runs to the end of the message, so both templates match it whole; the one
+    that pins down more of it is its error, though the other's id comes first."""
+    loose = valid_record("000000000000000a", '"Invalid value: {value}"')
+    strict = valid_record("000000000000000b", '"Invalid value: {value} (expected {kind})"')
+    content = make_content({"errors/a.yaml": loose, "errors/b.yaml": strict})
+    target = tmp_path / "errpages_links.py"
+    assert export(content, target, "--base-url", "https://x.example/").returncode == 0
+    message = "Invalid value: 'x' (expected int)"
+    result = fresh_python(tmp_path, PROBE, json.dumps([["ValueError", message]]))
+    assert result.returncode == 0, result.stderr
+    url = "https://x.example/errors/000000000000000b/?value=%27x%27&kind=int"
+    assert json.loads(result.stdout) == [url]
+    ranked = run_cli(
+        "lookup", "--content", str(content), "--json", "--text", f"ValueError: {message}"
+    )
+    assert json.loads(ranked.stdout)["matches"][0]["id"] == "000000000000000b"
 
 
 @pytest.fixture(scope="module")

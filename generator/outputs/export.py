@@ -37,8 +37,10 @@ _SPACES.update((c, " ") for c in range(0x2000, 0x200B))
 def _index():
     """The errors by exception class, then by how their message begins."""
     index = {}
-    for error_id, exception, literals, names, conversions, *former in json.loads(_DATA):
-        entry = (error_id, literals, names, conversions, former[0] if former else "")
+    for order, (error_id, exception, literals, names, conversions, *former) in enumerate(
+        json.loads(_DATA)
+    ):
+        entry = (error_id, literals, names, conversions, former[0] if former else "", order)
         by_start = index.setdefault(exception, ({}, []))
         if names[0]:  # the message begins with a placeholder
             by_start[1].append(entry)
@@ -77,7 +79,7 @@ def _match(entry, lined, flat):
     literal run at its first place after the one before (the last one at the end, unless a
     placeholder ends the template), at least one character between two, never a line break
     in a value."""
-    error_id, literals, names, conversions, _ = entry
+    error_id, literals, names, conversions = entry[:4]
     position, starts = 0, []
     last = len(literals) - 1
     for index, literal in enumerate(literals):
@@ -144,23 +146,36 @@ def _see(exc):
     return "See " + url + (" (the message as " + former + " worded it)" if former else "")
 
 
+def _find(kind, message):
+    """The error of this class whose template the whole message is, the one that pins down
+    the most literal text when several are (as errpages lookup ranks them; then by id, its
+    message before former wordings): (id, url, former)."""
+    lined = _lined(message)
+    flat = lined.replace("\n", " ")
+    prefixed, others = _INDEX.get(kind, ({}, []))
+    candidates = [e for size, heads in prefixed.items() for e in heads.get(flat[:size], ())]
+    best = None
+    for entry in candidates + others:
+        values = _match(entry, lined, flat)
+        if values is not None:
+            rank = (-sum(len(literal.replace(" ", "")) for literal in entry[1]), entry[5])
+            if best is None or rank < best[0]:
+                best = (rank, entry, values)
+    if best is None:
+        return None
+    _, entry, values = best
+    query = "?" + _query(values) if values else ""
+    return entry[0], BASE_URL + "errors/" + entry[0] + "/" + query, entry[4]
+
+
 def _page(exc):
     message = str(exc)
     if isinstance(exc, KeyError) and len(exc.args) == 1 and isinstance(exc.args[0], str):
         message = exc.args[0]  # str() of a KeyError is its message quoted
-    lined = _lined(message)
-    flat = lined.replace("\n", " ")
     for kind in type(exc).__mro__:
-        by_start = _INDEX.get(kind.__name__)
-        if by_start is None:
-            continue
-        prefixed, others = by_start
-        candidates = [e for size, heads in prefixed.items() for e in heads.get(flat[:size], ())]
-        for entry in candidates + others:
-            values = _match(entry, lined, flat)
-            if values is not None:
-                query = "?" + _query(values) if values else ""
-                return BASE_URL + "errors/" + entry[0] + "/" + query, entry[4]
+        found = _find(kind.__name__, message) if kind.__name__ in _INDEX else None
+        if found is not None:
+            return found[1], found[2]
     return None, ""
 
 
@@ -226,20 +241,6 @@ def _explained(text):
                 found.append(hit)
                 break
     return found
-
-
-def _find(kind, message):
-    """The error of this class whose template the whole message is: (id, url, former)."""
-    lined = _lined(message)
-    flat = lined.replace("\n", " ")
-    prefixed, others = _INDEX.get(kind, ({}, []))
-    candidates = [e for size, heads in prefixed.items() for e in heads.get(flat[:size], ())]
-    for entry in candidates + others:
-        values = _match(entry, lined, flat)
-        if values is not None:
-            query = "?" + _query(values) if values else ""
-            return entry[0], BASE_URL + "errors/" + entry[0] + "/" + query, entry[4]
-    return None
 
 
 def _wrapped(blocks, width, indent):
