@@ -5,8 +5,10 @@ History on a phone and a desktop."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, Page, expect
 
@@ -19,16 +21,24 @@ def shown_titles(tab: Page) -> list[str]:
     return sorted(tab.locator("li[data-raised]:visible a").all_inner_texts())
 
 
-def test_a_listing_narrowed_to_a_release_shows_what_it_raises(
+@pytest.fixture
+def history_site(
     project,  # type: ignore[no-untyped-def]  # noqa: F811
     tmp_path: Path,
-    browser: Browser,
-) -> None:
+) -> tuple[dict[str, Any], Path]:
+    """The project's histories and its site built with them (drafts included)."""
     repo, _, content, _ = project
     data = history(content, repo)
     out = tmp_path / "site"
     result = run_cli("build", "--content", str(content), "--out", str(out), "--drafts")
     assert result.exit_code == 0, result.output
+    return data, out
+
+
+def test_a_listing_narrowed_to_a_release_shows_what_it_raises(
+    history_site: tuple[dict[str, Any], Path], browser: Browser
+) -> None:
+    data, out = history_site
     raised_in = {
         release: {
             r["id"] for r in data["records"] if release in {x["release"] for x in r["raised"]}
@@ -107,15 +117,9 @@ def test_a_listing_narrowed_to_a_release_shows_what_it_raises(
 
 
 def test_an_error_pages_history_fits_a_phone(
-    project,  # type: ignore[no-untyped-def]  # noqa: F811
-    tmp_path: Path,
-    browser: Browser,
+    history_site: tuple[dict[str, Any], Path], browser: Browser
 ) -> None:
-    repo, _, content, _ = project
-    history(content, repo)
-    out = tmp_path / "site"
-    result = run_cli("build", "--content", str(content), "--out", str(out), "--drafts")
-    assert result.exit_code == 0, result.output
+    _, out = history_site
     pages = [
         page
         for page in sorted((out / "errors").glob("*/index.html"))
