@@ -682,9 +682,9 @@ def raises_at_line(record: Record) -> bool:
     statement = logical_line(snippet.text, line)
     if statement is None:
         return False
-    if record.kind == "warning" and any("warn" in word.lower() for word in statement.words):
-        return True
     words = statement.words
+    if record.kind == "warning" and any("warn" in word.lower() for word in words):
+        return True
     return "raise" in words or "assert" in words or passes_on(statement, record.message)
 
 
