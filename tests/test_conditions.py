@@ -481,9 +481,28 @@ def test_messages_built_by_classes_helpers_and_tables_in_other_files(
         "Its message is `IntegerField.default_error_messages['invalid']`: "
         "raised where the class reports that key."
     )
+    # A table's entry is raised wherever its class reports the key: no function raises it.
+    assert "function" not in records["Enter a whole number."]["source"]
+    assert invalid["source"]["function"] == "IntType.convert"
     # A helper's call and a table's entry are where the error is raised: no warning either.
     checked = run_cli("check", "--drafts", "--strict", "--content", str(content))
     assert checked.exit_code == 0, checked.stderr
+
+    # A record that names the table's class as its function (as scan wrote it before) has it
+    # taken out when pinned again; its page says nothing of where the table stands.
+    table = next((content / "errors").rglob("enter-a-whole-number-*.yaml"))
+    text = table.read_text()
+    table.write_text(text.replace("  path:", "  function: IntegerField\n  path:", 1))
+    assert "function: IntegerField" in table.read_text()
+    again = run_cli("pin", str(table), "--content", str(content), "--repo-dir", str(repo.path))
+    assert again.exit_code == 0, again.output
+    assert "function" not in drafts(content)["Enter a whole number."]["source"]
+    site = tmp_path / "site"
+    built = run_cli("build", "--drafts", "--content", str(content), "--out", str(site))
+    assert built.exit_code == 0, built.output
+    page = (site / "errors" / records["Enter a whole number."]["id"] / "index.html").read_text()
+    assert "whenever the code gets there" not in page
+    assert "raised where the class reports that key" in page
 
     # pin and drift find a raise whose message its class builds; the other place is followed.
     option = content / "errors" / "acme" / "widgets"

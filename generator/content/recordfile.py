@@ -33,8 +33,8 @@ def update_source(
     code_says: dict[str, Any],
 ) -> str:
     """Point a record's source at a pinned snippet file, and set the fields the code says
-    (`function`, `conditions`, `also_raised_at`) where the record has them; return the new
-    text (not yet written)."""
+    (`function`, `conditions`, `also_raised_at`) where the record has them (a `function` the
+    code no longer names removed); return the new text (not yet written)."""
     yaml = round_trip()
     data: Any = yaml.load(text)
     source = data.get("source")
@@ -52,7 +52,9 @@ def update_source(
     }
     values |= {key: value for key, value in code_says.items() if key in source}
     for key, value in values.items():
-        if key in source:
+        if value == "":  # the code names no function now: the one named before goes
+            del source[key]
+        elif key in source:
             source[key] = value
         else:
             source.insert(len(source), key, value)

@@ -220,4 +220,4 @@ def site_pin(
     """The pin of a raise, its snippet the lines of `span`."""
     start, end = span
     text = "\n".join(lines[start - 1 : end])
-    return Pin(repo, path, commit, site.line, start, text, site.scope, site.conditions)
+    return Pin(repo, path, commit, site.line, start, text, site.raised_in, site.conditions)

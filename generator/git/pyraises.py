@@ -47,6 +47,14 @@ class RaiseSite:
     conditions: tuple[str, ...] = field(default=(), compare=False)
     helper: str = field(default="", compare=False)  # the raise helper it goes through, if any
     built_by: str = field(default="", compare=False)  # the class that builds its message, if so
+    # the entry of a class's table of error messages it is (`Form.error_messages['invalid']`)
+    table_entry: str = field(default="", compare=False)
+
+    @property
+    def raised_in(self) -> str:
+        """The function a record names as raising it: none for a table's entry, which its
+        class raises wherever it reports that key, not where the table stands."""
+        return "" if self.table_entry else self.scope
 
 
 @dataclass(frozen=True)
@@ -840,7 +848,7 @@ class _Scanner:
                         template=template,
                         bodies=(tuple(map(statement_span, node.body)), *reversed(self.bodies)),
                         scope=node.name,
-                        helper=f"{node.name}.{table_name(statement)}[{key!r}]",
+                        table_entry=f"{node.name}.{table_name(statement)}[{key!r}]",
                     )
                     self.sites.append(site)
 

@@ -132,21 +132,21 @@ def skeleton(
         f"  line: {pin.line}",
         f'  commit: "{pin.commit}"',
     ]
-    if site.scope:
-        source.append(f"  function: {quoted(site.scope)}")
+    if site.raised_in:
+        source.append(f"  function: {quoted(site.raised_in)}")
     if site.conditions:
         source += ["  conditions:", *(f"    - {quoted(c)}" for c in site.conditions)]
     if places:
         source.append("  also_raised_at:")
         for place in places:
             source += [f"    - path: {quoted(place.path)}", f"      line: {place.site.line}"]
-    trigger = markdown(raised_when(site.scope, site.conditions))
-    if site.helper.endswith("]"):  # a table's entry
-        trigger = (
-            f"Its message is {code_span(site.helper)}: raised where the class reports that key."
-        )
-    elif site.helper:
-        trigger += f" It goes through {code_span(site.helper)}, which raises it."
+    if site.table_entry:
+        entry = code_span(site.table_entry)
+        trigger = f"Its message is {entry}: raised where the class reports that key."
+    else:
+        trigger = markdown(raised_when(site.raised_in, site.conditions))
+        if site.helper:
+            trigger += f" It goes through {code_span(site.helper)}, which raises it."
     related_lines = ["related:", *(f'  - "{other}"' for other in related)] if related else []
     return (
         "\n".join(
