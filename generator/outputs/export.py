@@ -79,7 +79,7 @@ def _match(entry, lined, flat):
     literal run at its first place after the one before (the last one at the end, unless a
     placeholder ends the template), at least one character between two, never a line break
     in a value."""
-    error_id, literals, names, conversions = entry[:4]
+    literals, names, conversions = entry[1:4]
     position, starts = 0, []
     last = len(literals) - 1
     for index, literal in enumerate(literals):
