@@ -338,32 +338,72 @@ print(json.dumps([links.url_for(error), getattr(error, "__notes__", [None])[-1]]
 """
 
 
-def test_a_release_whose_file_this_python_cannot_parse_is_said_not_silently_missed(
+def test_releases_whose_file_this_python_cannot_parse_are_not_known_not_said_to_lack_it(
     tmp_path: Path,
     make_content,  # type: ignore[no-untyped-def]
 ) -> None:
     repo = GitRepo(tmp_path / "old")
     raising = '    raise RuntimeError("The content for this response was already consumed")\n'
-    repo.write("pkg/models.py", "try:\n    pass\nexcept ValueError, e:\n    pass\n" + raising)
-    repo.commit("0.9, Python 2")
-    repo.git("tag", "v0.9")
-    repo.write("pkg/models.py", "def content():\n" + raising)
-    repo.commit("1.0")
-    repo.git("tag", "v1.0")
+    python2 = "try:\n    pass\nexcept ValueError, e:\n    pass\n"
+    for tag, head in [("v0.9", python2), ("v1.0", ""), ("v1.1", python2), ("v1.2", "")]:
+        repo.write("pkg/models.py", head + "def content():\n" + raising)
+        repo.commit(tag)
+        repo.git("tag", tag)
+    repo.write("pkg/models.py", python2 + "def content():\n" + raising)
+    repo.commit("1.3, Python 2 again")
+    repo.git("tag", "v1.3")
     content = make_content({})
-    scanned = run_cli("scan", str(repo.path), "--repo", "acme/old", "--content", str(content))
-    assert scanned.exit_code == 0, scanned.output
-    result = run_cli("history", "--content", str(content), "--repo-dir", str(repo.path), "--json")
-    assert result.exit_code == 0, result.output
-    data = json.loads(result.stdout)
-    assert [r["release"] for r in data["records"][0]["raised"]] == ["v1.0"]
-    [unparsed] = data["unparsed"]  # what the parser says differs from one Python to another
-    assert (unparsed["release"], unparsed["path"], bool(unparsed["problem"])) == (
-        "v0.9",
-        "pkg/models.py",
-        True,
+    scanned = run_cli(
+        "scan", str(repo.path), "--repo", "acme/old", "--content", str(content), "--commit", "v1.2"
     )
-    assert f"pkg/models.py in 1 release (v0.9): {unparsed['problem']}" in result.stderr
+    assert scanned.exit_code == 0, scanned.output
+    args = ("history", "--content", str(content), "--repo-dir", str(repo.path), "--json")
+    first, again = run_cli(*args), run_cli(*args)  # the second reads what the first saved
+    assert first.exit_code == again.exit_code == 0, first.output + again.output
+    assert "(0 looked at, the others known)" in again.stderr
+    assert json.loads(first.stdout) == json.loads(again.stdout)
+    [record] = json.loads(again.stdout)["records"]
+    assert [r["release"] for r in record["raised"]] == ["v1.0", "v1.2"]
+    assert [(u["release"], u["path"]) for u in record["unread"]] == [
+        ("v0.9", "pkg/models.py"),
+        ("v1.1", "pkg/models.py"),
+        ("v1.3", "pkg/models.py"),
+    ]
+    assert record["not_raised_since"] is None  # v1.3 may raise it: nobody could tell
+    problem = record["unread"][0]["problem"]  # what the parser says differs between Pythons
+    assert f"pkg/models.py in 3 releases (v0.9 … v1.3): {problem}" in again.stderr
+
+    out = tmp_path / "site"
+    built = run_cli("build", "--content", str(content), "--out", str(out), "--drafts")
+    assert built.exit_code == 0, built.output
+    assert "retired" not in built.output
+    page = parse_html(out / "errors" / record["id"] / "index.html")
+    assert page.select_one(".releases").get_text() == (
+        "Raised since v1.0 · v0.9 could not be read · v1.1 could not be read"
+        " · v1.3 could not be read"
+    )
+    assert page.select_one(".retired-banner") is None
+    rows = [
+        [c.get_text(" ", strip=True) for c in tr.find_all(["th", "td"])]
+        for tr in page.select("table.history tbody tr")
+    ]
+    assert [row[:2] for row in rows] == [
+        ["v0.9", "could not be read"],
+        ["v1.0", "raised"],
+        ["v1.1", "could not be read"],
+        ["v1.3", "could not be read"],
+    ]
+    assert rows[0][2] == problem and rows[0][3] == "pkg/models.py"
+    api = json.loads((out / "api" / "errors" / f"{record['id']}.json").read_text())
+    assert api["resolved"]["history"]["unread"][1] == {
+        "from": "v1.1",
+        "to": "v1.1",
+        "path": "pkg/models.py",
+        "problem": problem,
+    }
+    home = parse_html(out / "index.html")
+    summary = home.select_one('option[data-name="v1.1"]')["data-summary"]
+    assert summary == "0 errors raised in v1.1. Not known for 1 more: the code could not be read."
 
 
 def test_serve_reads_a_history_file_again_only_when_it_changed(project) -> None:  # type: ignore[no-untyped-def]

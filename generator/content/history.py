@@ -3,8 +3,9 @@
 `errpages history` writes it (a build never does) and builds read it like a record: one
 JSON value per line for each release and each run of releases raising an error the same
 way (`from` its first release, `until` the first after it that does not, null while the
-latest does), so a diff reads as what a release changed. It may come from a pull request:
-every value is checked before it is shown.
+latest does), so a diff reads as what a release changed; and where its raise was looked for in
+a file this Python could not parse (`unread`), so that no page says those releases do not
+raise it. It may come from a pull request: every value is checked before it is shown.
 """
 
 from __future__ import annotations
@@ -13,18 +14,27 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, field
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from errpages.content.schema import COMMIT_RE, REPO_RE, is_repo_path
 from errpages.diagnostics import Diagnostic, Position, error
 from errpages.site.history import history_face
-from errpages.site.model import ErrorHistory, Found, Release, RepositoryHistory, Run
+from errpages.site.model import (
+    ErrorHistory,
+    Found,
+    Release,
+    RepositoryHistory,
+    Run,
+    Unparsed,
+    UnreadRun,
+)
 
 HISTORY_FOLDER = "history"
 FORMAT = 1  # how the file is written: a build reads this format only
 # How the raises were found and followed: `errpages history` starts over when it changed.
-MATCHER = 4
+MATCHER = 5
 MAX_HISTORY_BYTES = 64 * 1024 * 1024
 PINNED_KEYS = ("commit", "path", "line", "exception", "message")
 EXCEPTION_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
@@ -48,6 +58,7 @@ class StoredHistory:
     releases: list[Release] = field(default_factory=list)
     pinned: dict[str, Pinned] = field(default_factory=dict)
     runs: dict[str, tuple[Run, ...]] = field(default_factory=dict)  # by record id
+    unread: dict[str, tuple[UnreadRun, ...]] = field(default_factory=dict)  # by id, when any
     # site.yaml's settings of what a message is, as found with: `message_arguments` (always)
     # and `gettext_functions` (when any)
     settings: dict[str, list[Any]] = field(default_factory=dict)
@@ -95,6 +106,8 @@ def parse_history(text: str) -> StoredHistory:
         try:
             stored.pinned[record_id] = pinned_of(entry["pinned"])
             stored.runs[record_id] = runs_read(entry["raised"], index)
+            if "unread" in entry:
+                stored.unread[record_id] = unread_read(entry["unread"], index)
         except (HistoryFileError, KeyError, TypeError, ValueError) as exc:
             raise HistoryFileError(f"record {record_id}: {exc}", record_id) from None
     return stored
@@ -152,26 +165,64 @@ def runs_read(value: list[Any], index: dict[str | None, int]) -> tuple[Run, ...]
     return tuple(runs)
 
 
-def runs_of(by_release: dict[str, Found | None], releases: list[Release]) -> tuple[Run, ...]:
-    """Consecutive releases that raise an error the same way, as one run each."""
-    runs: list[Run] = []
-    previous: Found | None = None
-    for number, release in enumerate(releases):
-        found = by_release.get(release.name)
-        if found != previous and runs and runs[-1].until == len(releases):
-            runs[-1] = runs[-1]._replace(until=number)
-        if found is not None and found != previous:
-            runs.append(Run(number, len(releases), found))
-        previous = found
+def unread_read(value: list[Any], index: dict[str | None, int]) -> tuple[UnreadRun, ...]:
+    """A record's runs of unread releases, each checked: in order, of known releases, with a
+    plain path and what the parser said."""
+    runs: list[UnreadRun] = []
+    end = 0
+    for run in value:
+        first, until = index[run["from"]], index[run["until"]]
+        path, problem = run["path"], run["problem"]
+        if not end <= first < until:
+            raise HistoryFileError(f"unread: {run['from']} – {run['until']} is out of order")
+        if not (isinstance(path, str) and is_repo_path(path) and isinstance(problem, str) and problem):
+            raise HistoryFileError(f"unread: {run['from']}: expected a path and a problem")
+        runs.append(UnreadRun(first, until, Unparsed(path, problem)))
+        end = until
     return tuple(runs)
 
 
-def found_by_release(runs: tuple[Run, ...], releases: list[Release]) -> dict[str, Found | None]:
-    """How each release raises the error (None: not at all)."""
-    by_release: dict[str, Found | None] = {release.name: None for release in releases}
+Kind = TypeVar("Kind", Found, Unparsed)
+
+
+def grouped(
+    by_release: Mapping[str, Found | Unparsed | None], releases: list[Release], kind: type[Kind]
+) -> list[tuple[int, int, Kind]]:
+    """Consecutive releases with the same finding of one kind, as (first, until, finding)."""
+    runs: list[tuple[int, int, Kind]] = []
+    previous: Found | Unparsed | None = None
+    for number, release in enumerate(releases):
+        found = by_release.get(release.name)
+        if found != previous and runs and runs[-1][1] == len(releases):
+            runs[-1] = (runs[-1][0], number, runs[-1][2])
+        if isinstance(found, kind) and found != previous:
+            runs.append((number, len(releases), found))
+        previous = found
+    return runs
+
+
+def runs_of(by_release: Mapping[str, Found | Unparsed | None], releases: list[Release]) -> tuple[Run, ...]:
+    """Consecutive releases that raise an error the same way, as one run each."""
+    return tuple(Run(*run) for run in grouped(by_release, releases, Found))
+
+
+def unread_of(
+    by_release: Mapping[str, Found | Unparsed | None], releases: list[Release]
+) -> tuple[UnreadRun, ...]:
+    """Consecutive releases whose file looked in could not be parsed the same way."""
+    return tuple(UnreadRun(*run) for run in grouped(by_release, releases, Unparsed))
+
+
+def found_by_release(
+    runs: tuple[Run, ...], unread: tuple[UnreadRun, ...], releases: list[Release]
+) -> dict[str, Found | Unparsed | None]:
+    """How each release raises the error (None: not at all; Unparsed: not known)."""
+    by_release: dict[str, Found | Unparsed | None] = {release.name: None for release in releases}
     for run in runs:
-        for release in releases[run.first : run.until]:
-            by_release[release.name] = run.found
+        by_release.update(dict.fromkeys((r.name for r in releases[run.first : run.until]), run.found))
+    for unread_run in unread:
+        names = (r.name for r in releases[unread_run.first : unread_run.until])
+        by_release.update(dict.fromkeys(names, unread_run.file))
     return by_release
 
 
@@ -200,11 +251,22 @@ def history_text(stored: StoredHistory) -> str:
             )
             for run in stored.runs[record_id]
         ]
+        unread = [
+            line(
+                {
+                    "from": names[run.first],
+                    "until": names[run.until] if run.until < len(names) else None,
+                    **run.file._asdict(),
+                }
+            )
+            for run in stored.unread.get(record_id, ())
+        ]
         raised = "[\n        " + ",\n        ".join(rows) + "\n      ]" if rows else "[]"
+        unread_text = ',\n      "unread": [\n        ' + ",\n        ".join(unread) + "\n      ]"
         entries.append(
             f"    {line(record_id)}: {{\n"
             f'      "pinned": {line(stored.pinned[record_id]._asdict())},\n'
-            f'      "raised": {raised}\n'
+            f'      "raised": {raised}' + (unread_text if unread else "") + "\n"
             "    }"
         )
     releases = ",\n".join(f"    {line({'name': r.name, 'commit': r.commit})}" for r in stored.releases)
@@ -224,7 +286,10 @@ def error_histories(stored: StoredHistory) -> dict[str, ErrorHistory]:
     """Each record's history, as pages show it (the releases shared, digested once)."""
     releases = tuple(stored.releases)
     key = hashlib.sha256(repr(releases).encode()).hexdigest()
-    return {record_id: ErrorHistory(runs, key, releases) for record_id, runs in stored.runs.items()}
+    return {
+        record_id: ErrorHistory(runs, key, releases, stored.unread.get(record_id, ()))
+        for record_id, runs in stored.runs.items()
+    }
 
 
 def repository_history(stored: StoredHistory, full: dict[str, ErrorHistory]) -> RepositoryHistory:

@@ -190,19 +190,33 @@ def history_schema() -> dict[str, Any]:
             },
         },
     }
+    unread = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["from", "to", "path", "problem"],
+        "description": "Consecutive releases where the file the raise was looked for in could "
+        "not be parsed (Python 2 code, say): whether they raise the error is not known.",
+        "properties": {
+            "from": release,
+            "to": release,
+            "path": TEXT,
+            "problem": {**TEXT, "description": "What the Python parser said of the file."},
+        },
+    }
     return {
         "type": "object",
         "description": "Found by `errpages history`: each run of consecutive releases that "
         "raise the error the same way, oldest first.",
         "additionalProperties": False,
-        "required": ["raised", "latest_release", "not_raised_since"],
+        "required": ["raised", "unread", "latest_release", "not_raised_since"],
         "properties": {
             "raised": {"type": "array", "items": run},
+            "unread": {"type": "array", "items": unread},
             "latest_release": release,
             "not_raised_since": {
                 "anyOf": [release, {"type": "null"}],
                 "description": "The first release after the last one that raises it, when "
-                "the latest does not.",
+                "the latest does not (null too when a release from there on is unread).",
             },
         },
     }

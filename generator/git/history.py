@@ -9,7 +9,9 @@ Each record is followed from its pinned commit release by release, outwards both
 with drift's matching (one raise to one record, in each release): what is looked for in a
 release is the raise found in the one next to it, so a message reworded a little at a
 time, a file renamed and a raise moved are followed. A release that does not raise it
-keeps the last raise found to look for, so an error gone and back is found again.
+keeps the last raise found to look for, so an error gone and back is found again. Where the
+file looked in could not be parsed (Python 2 code, say), the release is unread: not known to
+raise the error or not.
 
 What it finds lives in content/history/OWNER/NAME.json, written here only, one line per
 release and one per run of releases raising an error the same way: a pull request shows
@@ -40,6 +42,7 @@ from errpages.content.history import (
     history_text,
     parse_history,
     runs_of,
+    unread_of,
 )
 from errpages.content.loader import load_content
 from errpages.content.schema import validate_records
@@ -51,7 +54,10 @@ from errpages.git.pyraises import RaiseSite
 from errpages.git.repo import GitError, ObjectReader, Repository, open_repository, resolve_commit
 from errpages.site.history import glance
 from errpages.site.messages import canonical
-from errpages.site.model import UNRELEASED, Found, Record, Release
+from errpages.site.model import UNRELEASED, Found, Record, Release, Unparsed
+
+# How one release raises a record's error: a raise found, not at all, or not known.
+Finding = Found | Unparsed | None
 
 
 @dataclass(frozen=True)
@@ -180,13 +186,23 @@ def run_history(
         stored = read_history(path, settings) if path.exists() else StoredHistory()
         followed = start(code, repository, chosen, found_releases, problems)
         known = known_findings(stored, followed, found_releases)
-        unparsed: dict[tuple[str, str], str] = {}
-        found, looked_at = walk(code, found_releases, followed, known, unparsed, progress)
+        found, looked_at = walk(code, found_releases, followed, known, progress)
     pinned = {item.record.id: pinned_of(item.record) for item in followed}
     runs = {
         record_id: runs_of(by_release, found_releases) for record_id, by_release in found.items()
     }
-    saved = StoredHistory(repo, found_releases, pinned, runs, settings)
+    unread = {
+        record_id: unread
+        for record_id, by_release in found.items()
+        if (unread := unread_of(by_release, found_releases))
+    }
+    saved = StoredHistory(repo, found_releases, pinned, runs, unread, settings)
+    unparsed = {
+        (release, file.path): file.problem
+        for by_release in found.values()
+        for release, file in by_release.items()
+        if isinstance(file, Unparsed)
+    }
     for folder in (path.parent.parent, path.parent):
         refuse_link(folder)
     atomic_write_text(path, history_text(saved))
@@ -257,15 +273,16 @@ def pinned_of(record: Record) -> Pinned:
 
 def known_findings(
     stored: StoredHistory, followed: list[Followed], found_releases: list[Release]
-) -> dict[str, dict[str, Found | None]]:
+) -> dict[str, dict[str, Finding]]:
     """What the history file already says and still holds: for records pinned as they were
     then, in releases at the same commit as then (`unreleased` too, when it has not moved)."""
     same = {r.name for r in stored.releases if r in found_releases}
-    known: dict[str, dict[str, Found | None]] = {}
+    known: dict[str, dict[str, Finding]] = {}
     for item in followed:
         record_id = item.record.id
         if stored.pinned.get(record_id) == pinned_of(item.record):
-            by_release = found_by_release(stored.runs.get(record_id, ()), stored.releases)
+            runs, unread = stored.runs.get(record_id, ()), stored.unread.get(record_id, ())
+            by_release = found_by_release(runs, unread, stored.releases)
             known[record_id] = {name: by_release[name] for name in same}
     return known
 
@@ -274,14 +291,13 @@ def walk(
     code: Code,
     found_releases: list[Release],
     followed: list[Followed],
-    known: dict[str, dict[str, Found | None]],
-    unparsed: dict[tuple[str, str], str],
+    known: dict[str, dict[str, Finding]],
     progress: Callable[[int, int], None] | None,
-) -> tuple[dict[str, dict[str, Found | None]], int]:
+) -> tuple[dict[str, dict[str, Finding]], int]:
     """Each record's raise in each release: forwards from its pinned commit to the latest
     release, then backwards from it to the oldest; and how many releases were looked at
-    (the others were all known). Files that could not be parsed go into `unparsed`."""
-    found: dict[str, dict[str, Found | None]] = {item.record.id: {} for item in followed}
+    (the others were all known)."""
+    found: dict[str, dict[str, Finding]] = {item.record.id: {} for item in followed}
     count, looked_at = len(found_releases), set()
     for forwards in (True, False):
         for item in followed:
@@ -290,7 +306,7 @@ def walk(
             if progress:
                 progress(index + 1 if forwards else 2 * count - index, 2 * count)
             due = [item for item in followed if (item.anchor <= index) == forwards]
-            if step(code, found_releases[index], due, known, found, unparsed):
+            if step(code, found_releases[index], due, known, found):
                 looked_at.add(index)
     return found, len(looked_at)
 
@@ -299,20 +315,19 @@ def step(
     code: Code,
     release: Release,
     due: list[Followed],
-    known: dict[str, dict[str, Found | None]],
-    found: dict[str, dict[str, Found | None]],
-    unparsed: dict[tuple[str, str], str],
+    known: dict[str, dict[str, Finding]],
+    found: dict[str, dict[str, Finding]],
 ) -> bool:
     """Each record's raise in one release: known, or matched one to one with the release's
     raises; whether any had to be matched. A raise not found where its file could not be
-    parsed goes into `unparsed`."""
+    parsed is `Unparsed`: not known either way."""
     todo = []
     for item in due:
         by_release = known.get(item.record.id, {})
         if release.name in by_release:
-            result = found[item.record.id][release.name] = by_release[release.name]
-            if result is not None:
-                item.last = Seen(result, release.commit, None)
+            stored = found[item.record.id][release.name] = by_release[release.name]
+            if isinstance(stored, Found):
+                item.last = Seen(stored, release.commit, None)
             item.at = release.commit
         else:
             todo.append(item)
@@ -321,21 +336,21 @@ def step(
     wanted = [looked_for(code, item, release.commit) for item in todo]
     matches = match_raises(code, release.commit, wanted)
     for number, item in enumerate(todo):
-        match = matches.get(number)
-        result = None
+        match, path = matches.get(number), wanted[number].path
+        result: Finding = None
         if match is not None:
-            result = found_as(item.record, match.site, match.path)
-            item.last = Seen(result, release.commit, match.site)
-        elif problem := unparsed_at(code, release.commit, wanted[number].path):
-            unparsed[release.name, wanted[number].path or ""] = problem
+            raised = found_as(item.record, match.site, match.path)
+            item.last, result = Seen(raised, release.commit, match.site), raised
+        elif path is not None and (problem := unparsed_at(code, release.commit, path)):
+            result = Unparsed(path, problem)
         found[item.record.id][release.name] = result
         item.at = release.commit
     return True
 
 
-def unparsed_at(code: Code, commit: str, path: str | None) -> str:
+def unparsed_at(code: Code, commit: str, path: str) -> str:
     """Why the file at the commit could not be parsed ("" when it was, or is not there)."""
-    if path is None or not code.exists(commit, path):
+    if not code.exists(commit, path):
         return ""
     try:
         return code.file(commit, path).unparsed
@@ -411,8 +426,18 @@ def history_json(report: HistoryReport) -> dict[str, Any]:
             for run in saved.runs[record_id]
             for number in range(run.first, run.until)
         ]
+        unread = [
+            {"release": names[number], **run.file._asdict()}
+            for run in saved.unread.get(record_id, ())
+            for number in range(run.first, run.until)
+        ]
         records.append(
-            {"id": record_id, "raised": raised, "not_raised_since": since.name if since else None}
+            {
+                "id": record_id,
+                "raised": raised,
+                "unread": unread,
+                "not_raised_since": since.name if since else None,
+            }
         )
     return {
         "repo": saved.repo,
@@ -430,13 +455,16 @@ def history_json(report: HistoryReport) -> dict[str, Any]:
 
 
 def unparsed_summary(report: HistoryReport) -> str:
-    """What the run could not read, a line per file: where a raise was looked for in a file
-    this Python cannot parse, it is not seen."""
+    """What could not be read, a line per file: where a raise was looked for in a file this
+    Python cannot parse, it is not seen."""
     order = {release.name: number for number, release in enumerate(report.saved.releases)}
     by_path: dict[str, list[tuple[int, str, str]]] = {}
     for (release, path), problem in report.unparsed.items():
         by_path.setdefault(path, []).append((order.get(release, -1), release, problem))
-    lines = ["note: a raise was looked for in files this Python cannot parse, and not seen there:"]
+    lines = [
+        "note: a raise was looked for in files this Python cannot parse, so whether these"
+        " releases raise it is not known (their pages say so):"
+    ]
     for path, found in sorted(by_path.items()):
         found.sort()
         span = found[0][1] if len(found) == 1 else f"{found[0][1]} … {found[-1][1]}"

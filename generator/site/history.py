@@ -20,10 +20,10 @@ from errpages.site.model import (
     HistoryFace,
     RaisedRun,
     RecordSummary,
-    Release,
     RepositoryHistory,
     Run,
     SiteConfig,
+    UnreadRun,
     Wording,
 )
 
@@ -37,7 +37,7 @@ def release_label(name: str) -> str:
 
 def glance(history: ErrorHistory) -> list[str]:
     """The line under the title: "Raised in 7.0 – 8.1.3", "reworded in 8.0.0", "not raised
-    since 8.2.0" (or "Unreleased")."""
+    since 8.2.0" (or "Unreleased"), and which releases could not be read."""
     runs = history.raised()
     if not runs:
         return []
@@ -49,10 +49,11 @@ def glance(history: ErrorHistory) -> list[str]:
     else:
         span = first.name if first == last else f"{first.name} – {release_label(last.name)}"
         parts = [f"Raised in {span}"]
+    parts += [f"{span_label(history, *span)} could not be read" for span in spans(history.unread)]
     shown = [
         f"{change} in {after.first.name}"
         for before, after in itertools.pairwise(runs)
-        for change in changes(before, after, moves=False)  # moves: the History section's
+        for change in changes(history, before, after, moves=False)  # the History section's
     ]
     parts += shown[-GLANCE_CHANGES:]
     if since is not None:
@@ -60,10 +61,25 @@ def glance(history: ErrorHistory) -> list[str]:
     return parts
 
 
-def changes(before: RaisedRun, after: RaisedRun, moves: bool = True) -> list[str]:
+def span_label(history: ErrorHistory, first: int, until: int) -> str:
+    """Releases side by side, as a reader reads them: "1.0", "1.0 – 1.4"."""
+    start, end = (release_label(history.releases[i].name) for i in (first, until - 1))
+    return start if until - first == 1 else f"{start} – {end}"
+
+
+def gone_between(history: ErrorHistory, before: RaisedRun, after: RaisedRun) -> bool:
+    """Whether some release between two runs was read and does not raise the error."""
+    return before.until < after.first_index and not history.unread_between(
+        before.until, after.first_index
+    )
+
+
+def changes(
+    history: ErrorHistory, before: RaisedRun, after: RaisedRun, moves: bool = True
+) -> list[str]:
     """What changed from one run to the next, in words (a line moved is no change; another
     file is, and other conditions around the raise, with `moves`: the History section's)."""
-    if before.after != after.first:
+    if gone_between(history, before, after):
         return [f"gone after {before.last.name}, back"]
     found = []
     if before.message != after.message and canonical(before.message) != canonical(after.message):
@@ -91,39 +107,66 @@ class Change:
     # When the conditions changed: what held around the raise before, and from this release on
     former_conditions: tuple[str, ...] | None = None
     conditions: tuple[str, ...] = ()
+    problem: str = ""  # for releases that could not be read: what the parser said
 
 
 def history_changes(history: ErrorHistory, repo: str, config: SiteConfig) -> list[Change]:
     """Each release where something changed, oldest first; each links to the raise in that
-    release (for one that no longer raises it, in the last that did)."""
+    release (for one that no longer raises it, in the last that did), or to the file that
+    could not be read."""
+    releases = history.releases
 
-    def row(release: Release, run: RaisedRun, what: str, former: str = "") -> Change:
-        shown = run.last if release == run.after else release
+    def read(index: int) -> bool:
+        return not history.unread_between(index, index + 1)
+
+    def row(index: int, run: RaisedRun, what: str, former: str = "") -> tuple[int, Change]:
+        shown = run.last if index >= run.until else releases[index]
         url = urls.line_url(config, repo, shown.commit, run.path, run.line, run.line, run.line)
-        where, label = f"{run.path}:{run.line}", release_label(release.name)
-        return Change(label, what, former, run.message, run.exception, where, url)
+        where, label = f"{run.path}:{run.line}", release_label(releases[index].name)
+        return index, Change(label, what, former, run.message, run.exception, where, url)
 
-    rows: list[Change] = []
+    rows: list[tuple[int, Change]] = []
     runs = history.raised()
     for previous, run, following in zip((None, *runs), runs, (*runs[1:], None), strict=False):
         if previous is None:
-            rows.append(row(run.first, run, "first raised" if run.first_index else "raised"))
-        elif previous.after != run.first:
-            rows.append(row(run.first, run, "raised again"))
-        elif found := changes(previous, run):
-            former = previous.message if "reworded" in found else ""
-            change = row(run.first, run, ", ".join(found), former)
+            before = run.first_index > 0 and read(run.first_index - 1)
+            rows.append(row(run.first_index, run, "first raised" if before else "raised"))
+        elif gone_between(history, previous, run):
+            rows.append(row(run.first_index, run, "raised again"))
+        elif found := changes(history, previous, run):
+            index, change = row(run.first_index, run, ", ".join(found))
+            if "reworded" in found:
+                change = dataclasses.replace(change, former=previous.message)
             if "conditions changed" in found:
                 change = dataclasses.replace(
                     change, former_conditions=previous.conditions, conditions=run.conditions
                 )
-            rows.append(change)
-        if run.after is not None and (following is None or following.first != run.after):
-            rows.append(row(run.after, run, "no longer raised"))
-    return rows
+            rows.append((index, change))
+        end = following.first_index if following else len(releases)
+        if (gone := next((i for i in range(run.until, end) if read(i)), None)) is not None:
+            rows.append(row(gone, run, "no longer raised"))
+    for first, until, (path, problem) in unread_files(history):
+        url = urls.line_url(config, repo, releases[first].commit, path, 1, 1, 1)
+        label = span_label(history, first, until)
+        rows.append(
+            (first, Change(label, "could not be read", "", "", "", path, url, problem=problem))
+        )
+    return [change for _, change in sorted(rows, key=lambda item: item[0])]
 
 
-def spans(runs: Iterable[Run]) -> list[tuple[int, int]]:
+def unread_files(history: ErrorHistory) -> list[UnreadRun]:
+    """The releases that could not be read, one run per file looked in (what the parser said
+    of it in the first)."""
+    found: list[UnreadRun] = []
+    for run in history.unread:
+        if found and found[-1].until == run.first and found[-1].file.path == run.file.path:
+            found[-1] = found[-1]._replace(until=run.until)
+        else:
+            found.append(run)
+    return found
+
+
+def spans(runs: Iterable[Run | UnreadRun]) -> list[tuple[int, int]]:
     """Runs side by side as one span of release indexes: (first, one past the last)."""
     found: list[tuple[int, int]] = []
     for run in runs:
@@ -142,6 +185,7 @@ def history_face(history: ErrorHistory) -> HistoryFace:
         tuple(spans(history.runs)),
         since.name if since is not None else "",
         wordings(history),
+        tuple(spans(history.unread)),
     )
 
 
@@ -151,13 +195,12 @@ def wordings(history: ErrorHistory) -> tuple[Wording, ...]:
     by_message: dict[str, list[Run]] = {}
     for run in history.runs:
         by_message.setdefault(run.found.message, []).append(run)
-
-    def named(first: int, until: int) -> str:
-        start, end = (release_label(history.releases[i].name) for i in (first, until - 1))
-        return start if until - first == 1 else f"{start} – {end}"
-
     return tuple(
-        Wording(message, runs[-1].found.exception, ", ".join(named(*s) for s in spans(runs)))
+        Wording(
+            message,
+            runs[-1].found.exception,
+            ", ".join(span_label(history, *span) for span in spans(runs)),
+        )
         for message, runs in by_message.items()
     )
 
@@ -198,6 +241,7 @@ class ReleaseCount:
     errors: int
     warnings: int
     exceptions: int
+    unread: int  # errors not known to be raised there or not: their file could not be read
 
 
 def release_counts(
@@ -210,7 +254,7 @@ def release_counts(
     if repository is None or not faced:
         return ()
     releases = repository.releases
-    kinds = {kind: [0] * (len(releases) + 1) for kind in ("error", "warning")}
+    kinds = {kind: [0] * (len(releases) + 1) for kind in ("error", "warning", "unread")}
     exceptions: dict[str, list[int]] = {}
     for summary, face in faced:
         by_exception = exceptions.setdefault(summary.exception, [0] * (len(releases) + 1))
@@ -218,6 +262,9 @@ def release_counts(
             for counts in (kinds[summary.kind], by_exception):
                 counts[first] += 1
                 counts[until] -= 1
+        for first, until in face.unread:
+            kinds["unread"][first] += 1
+            kinds["unread"][until] -= 1
     totals = {key: list(itertools.accumulate(counts)) for key, counts in kinds.items()}
     raised = [list(itertools.accumulate(counts)) for counts in exceptions.values()]
     return tuple(
@@ -228,6 +275,7 @@ def release_counts(
             totals["error"][index],
             totals["warning"][index],
             sum(1 for counts in raised if counts[index] > 0),
+            totals["unread"][index],
         )
         for index, release in reversed(list(enumerate(releases)))
     )
@@ -249,6 +297,15 @@ def history_data(history: ErrorHistory) -> dict[str, Any]:
                 **({"conditions": list(run.conditions)} if run.conditions else {}),
             }
             for run in history.raised()
+        ],
+        "unread": [
+            {
+                "from": history.releases[run.first].name,
+                "to": history.releases[run.until - 1].name,
+                "path": run.file.path,
+                "problem": run.file.problem,
+            }
+            for run in history.unread
         ],
         "latest_release": history.latest.name,
         "not_raised_since": since.name if since else None,

@@ -273,6 +273,23 @@ class Run(NamedTuple):
     found: Found
 
 
+class Unparsed(NamedTuple):
+    """A file a release holds that this Python could not parse (Python 2 code, say): a raise
+    looked for in it is not seen, so whether that release raises the error is not known."""
+
+    path: str
+    problem: str  # what the parser said
+
+
+class UnreadRun(NamedTuple):
+    """Consecutive releases where an error's raise was looked for in the same file that could
+    not be parsed, the same way: by index, as `Run`."""
+
+    first: int
+    until: int
+    file: Unparsed
+
+
 @dataclass(frozen=True)
 class RaisedRun:
     """A run as a page shows it, its releases named."""
@@ -281,6 +298,7 @@ class RaisedRun:
     last: Release
     after: Release | None  # the release after it, when it is not the latest
     first_index: int
+    until: int  # the index of the release after it
     message: str
     exception: str
     path: str
@@ -303,6 +321,7 @@ class ErrorHistory:
     runs: tuple[Run, ...]  # oldest first
     releases_key: str  # a digest of `releases`: histories equal read the same
     releases: tuple[Release, ...] = field(repr=False, compare=False)  # the repository's
+    unread: tuple[UnreadRun, ...] = ()  # releases where whether it is raised is not known
 
     @property
     def latest(self) -> Release:
@@ -310,9 +329,17 @@ class ErrorHistory:
 
     @property
     def not_raised_since(self) -> Release | None:
-        """The release after the last one raising it, when the latest does not."""
+        """The release after the last one raising it, when the latest does not (and every
+        release from there on could be read)."""
         last = self.runs[-1].until if self.runs else len(self.releases)
-        return self.releases[last] if last < len(self.releases) else None
+        if last == len(self.releases) or any(run.until > last for run in self.unread):
+            return None
+        return self.releases[last]
+
+    def unread_between(self, first: int, until: int) -> bool:
+        """Whether every release from `first` to before `until` (one at least) is unread."""
+        covered = sum(max(0, min(r.until, until) - max(r.first, first)) for r in self.unread)
+        return until > first and covered >= until - first
 
     def raised(self) -> tuple[RaisedRun, ...]:
         """The runs with their releases named."""
@@ -323,6 +350,7 @@ class ErrorHistory:
                 named[run.until - 1],
                 named[run.until] if run.until < count else None,
                 run.first,
+                run.until,
                 *run.found,
             )
             for run in self.runs
@@ -337,6 +365,7 @@ class HistoryFace(NamedTuple):
     spans: tuple[tuple[int, int], ...]  # the releases raising it: (first, one past the last)
     since: str  # the name of the release since which none raises it ("" while the latest does)
     wordings: tuple[Wording, ...]  # every message releases raised it with, oldest first
+    unread: tuple[tuple[int, int], ...] = ()  # the releases not known to raise it or not
 
 
 class RepositoryHistory(NamedTuple):
