@@ -525,6 +525,92 @@ def test_messages_built_by_classes_helpers_and_tables_in_other_files(
     assert run_cli(*strict).exit_code == 0
 
 
+JINJA_PARSER = """\
+import typing as t
+
+from .exceptions import TemplateAssertionError, TemplateSyntaxError
+
+
+class Parser:
+    def fail(
+        self,
+        msg: str,
+        lineno: int | None = None,
+        exc: type[TemplateSyntaxError] = TemplateSyntaxError,
+    ) -> "t.NoReturn":
+        if lineno is None:
+            lineno = 1
+        raise exc(msg, lineno)
+
+    def parse_statement(self, token):
+        if token.type != "name":
+            self.fail("tag name expected", token.lineno)
+
+    def parse_import(self, name, lineno, kind):
+        if name.startswith("_"):
+            self.fail("names starting with an underline can not be imported", lineno, exc=TemplateAssertionError)
+        if name == "*":
+            self.fail("star imports are not supported here", lineno, TemplateAssertionError)
+        self.fail("this import cannot be checked", lineno, exc=kind)
+"""
+
+JINJA_EXT = """\
+import sys
+import typing as t
+
+if t.TYPE_CHECKING:
+    from .parser import Parser
+
+
+class ImportStringError(ImportError):
+    def __init__(self, import_name, exception):
+        super().__init__(f"import_string() failed for {import_name!r}")
+
+
+class Extension:
+    def parse(self, parser: "Parser"):
+        parser.fail("unclosed translation block")
+
+
+def import_string(import_name):
+    try:
+        return __import__(import_name)
+    except ImportError as e:
+        raise ImportStringError(import_name, e).with_traceback(sys.exc_info()[2]) from None
+"""
+
+
+def test_a_helper_that_raises_the_class_its_caller_names_and_a_raise_with_its_traceback(
+    tmp_path: Path, make_content
+) -> None:  # type: ignore[no-untyped-def]
+    repo = GitRepo(tmp_path / "project")
+    repo.write("pkg/parser.py", JINJA_PARSER)
+    repo.write("pkg/ext.py", JINJA_EXT)
+    repo.commit("first")
+    content = make_content({})
+    summary = scan_json(repo, content)
+    found = {
+        message: (data["exception"], data["source"]["path"], data["source"]["line"])
+        for message, data in drafts(content).items()
+    }
+    # The helper raises its `exc` parameter: its default, unless the call names another class.
+    assert found == {
+        "tag name expected": ("TemplateSyntaxError", "pkg/parser.py", 19),
+        "names starting with an underline can not be imported": (
+            "TemplateAssertionError",
+            "pkg/parser.py",
+            23,
+        ),
+        "star imports are not supported here": ("TemplateAssertionError", "pkg/parser.py", 25),
+        "unclosed translation block": ("TemplateSyntaxError", "pkg/ext.py", 15),
+        "import_string() failed for {import_name!r}": ("ImportStringError", "pkg/ext.py", 22),
+    }
+    skipped = {(s["path"], s["line"]): s["reason"] for s in summary["skipped_sites"]}
+    assert skipped[("pkg/parser.py", 26)] == "raised through Parser.fail with a class not named"
+    checked = run_cli("check", "--drafts", "--strict", "--content", str(content))
+    assert checked.exit_code == 0, checked.stderr
+
+
 def test_an_inline_snippet_is_compared_without_its_common_indentation(
     tmp_path: Path, make_content
 ) -> None:  # type: ignore[no-untyped-def]

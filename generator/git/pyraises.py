@@ -102,6 +102,10 @@ class Helper:
     parameter: str
     position: int  # the parameter's place among a call's positional arguments (self not counted)
     templates: tuple[str, ...]  # the message, with `{parameter}` where the argument goes
+    # The parameter that names the class raised, when it does (`exc=TemplateSyntaxError`: the
+    # class is its default, or what a call gives it), and its place among positional arguments
+    exception_parameter: str = ""
+    exception_position: int = -1
 
     @property
     def title(self) -> str:
@@ -121,6 +125,10 @@ class Pending:
     keywords: tuple[tuple[str, tuple[str, ...]], ...]  # and each keyword argument
     reason: str  # why it is skipped when nothing resolves it
     origin: str = ""  # for a class: the module it is imported from, or named through
+    # for a call: the class each positional argument names ("" for one that names none), and
+    # each keyword argument
+    classes: tuple[str, ...] = ()
+    keyword_classes: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -425,6 +433,36 @@ def exception_name(node: ast.expr) -> str | None:
     return None
 
 
+def class_default(function: ast.FunctionDef | ast.AsyncFunctionDef, parameter: str) -> str | None:
+    """The class a parameter defaults to (`exc: type[E] = TemplateSyntaxError`), if it does."""
+    arguments = function.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    defaulted = positional[len(positional) - len(arguments.defaults) :]
+    defaults = [
+        *zip(defaulted, arguments.defaults, strict=True),
+        *zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True),
+    ]
+    default = next((d for a, d in defaults if a.arg == parameter and d is not None), None)
+    name = last_name(default) if default is not None else None
+    return name if name is not None and is_class_name(name) else None
+
+
+def written_annotation(annotation: ast.expr) -> ast.expr:
+    """An annotation as code: one written as a string (`parser: "Parser"`) parsed, not run."""
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:
+            return ast.parse(annotation.value.strip(), mode="eval").body
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return annotation
+    return annotation
+
+
+def class_named(argument: ast.expr) -> str:
+    """The class an argument names (`TemplateAssertionError`, `errors.Bad`), or ""."""
+    name = last_name(argument)
+    return name if name is not None and is_class_name(name) else ""
+
+
 def last_name(node: ast.expr) -> str | None:
     if isinstance(node, ast.Name):
         return node.id
@@ -686,6 +724,13 @@ class _Scanner:
         if node.exc is None:
             return
         call = node.exc
+        if (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and call.func.attr == "with_traceback"
+            and isinstance(call.func.value, ast.Call)
+        ):
+            call = call.func.value  # `raise X(…).with_traceback(tb)` raises X(…)
         if not isinstance(call, ast.Call):
             raised = last_name(call) or "an exception"
             reason = f"{raised} raised without a message"
@@ -737,7 +782,12 @@ class _Scanner:
         if any(arguments) or any(found for _, found in keywords):
             site = self.site(node, "", "", self.conditions)
             owner = self.receiver_class(value.func)
-            self.pending.append(Pending(site, name, owner, arguments, keywords, ""))
+            classes = tuple(map(class_named, value.args))
+            keyword_classes = tuple((k.arg, class_named(k.value)) for k in value.keywords if k.arg)
+            pending = Pending(
+                site, name, owner, arguments, keywords, "", "", classes, keyword_classes
+            )
+            self.pending.append(pending)
 
     def origin(self, raised: ast.expr) -> str:
         """Where a class raised comes from: the module `from … import` took it (or the module
@@ -775,11 +825,8 @@ class _Scanner:
         if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for parameter in [*scope.args.posonlyargs, *scope.args.args, *scope.args.kwonlyargs]:
                 if parameter.arg == receiver and parameter.annotation is not None:
-                    names = [
-                        last_name(n)
-                        for n in ast.walk(parameter.annotation)
-                        if isinstance(n, ast.expr)
-                    ]
+                    annotation = written_annotation(parameter.annotation)
+                    names = [last_name(n) for n in ast.walk(annotation) if isinstance(n, ast.expr)]
                     return next((n for n in names if n and is_class_name(n)), "")
         return ""
 
@@ -858,17 +905,20 @@ class _Scanner:
         last = node.body[-1]
         if not isinstance(last, ast.Raise) or not isinstance(last.exc, ast.Call):
             return
-        exception = exception_name(last.exc)
-        if exception is None or any(
-            isinstance(n, ast.Return) and n.value is not None for n in ast.walk(node)
-        ):
-            return
         method = any(isinstance(n, ast.ClassDef) for n in self.within[-1:])
         static = any(last_name(d) == "staticmethod" for d in node.decorator_list)
         positional = [a.arg for a in [*node.args.posonlyargs, *node.args.args]]
         if method and not static:
             positional = positional[1:]
         parameters = positional + [a.arg for a in node.args.kwonlyargs]
+        exception, exception_parameter = exception_name(last.exc), ""
+        if exception is None and isinstance(last.exc.func, ast.Name):
+            exception_parameter = last.exc.func.id
+            exception = class_default(node, exception_parameter)
+        if exception is None or any(
+            isinstance(n, ast.Return) and n.value is not None for n in ast.walk(node)
+        ):
+            return
         for message in message_candidates(last.exc, self.settings.arguments.get(exception)):
             used = [n.id for n in ast.walk(message) if isinstance(n, ast.Name)]
             parameter = next((name for name in used if name in parameters), None)
@@ -883,8 +933,22 @@ class _Scanner:
             if templates:
                 place = positional.index(parameter) if parameter in positional else -1
                 owner = self.within[-1].name if method else ""
+                exception_place = (
+                    positional.index(exception_parameter)
+                    if exception_parameter in positional
+                    else -1
+                )
                 self.helpers.append(
-                    Helper(node.name, owner, exception, parameter, place, tuple(templates))
+                    Helper(
+                        node.name,
+                        owner,
+                        exception,
+                        parameter,
+                        place,
+                        tuple(templates),
+                        exception_parameter,
+                        exception_place,
+                    )
                 )
             return
 
@@ -1075,9 +1139,15 @@ def resolved(module: ModuleScan, library: Library) -> tuple[list[RaiseSite], lis
         given = dict(pending.keywords).get(helper.parameter)
         if given is None and 0 <= helper.position < len(pending.arguments):
             given = pending.arguments[helper.position]
-        if not given:
-            reason = f"raised through {helper.title} with a message not built from literals"
-            skipped.append(Skipped(site.line, reason))
+        exception = helper.exception
+        if helper.exception_parameter:  # the class a call gives, if it gives one
+            named = dict(pending.keyword_classes).get(helper.exception_parameter)
+            if named is None and 0 <= helper.exception_position < len(pending.classes):
+                named = pending.classes[helper.exception_position]
+            exception = helper.exception if named is None else named
+        if not given or not exception:
+            what = "a message not built from literals" if not given else "a class not named"
+            skipped.append(Skipped(site.line, f"raised through {helper.title} with {what}"))
             continue
         field = "{" + helper.parameter + "}"
         for template in helper.templates:
@@ -1085,7 +1155,7 @@ def resolved(module: ModuleScan, library: Library) -> tuple[list[RaiseSite], lis
                 sites.append(
                     dataclasses.replace(
                         site,
-                        exception=helper.exception,
+                        exception=exception,
                         template=template.replace(field, argument),
                         helper=helper.title,
                     )
