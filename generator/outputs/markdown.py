@@ -294,7 +294,6 @@ def history_table(rows: Sequence[Change]) -> list[str]:
     parts = ["## History\n", "| Release | What changed | Where |", "|---|---|---|"]
     for row in rows:
         what = escape(row.what) + (f": was “{escape(row.former)}”" if row.former else "")
-        what += f" ({escape(row.problem)})" if row.problem else ""
         parts.append(f"| {escape(row.release)} | {what} | {link(escape(row.where), row.url)} |")
     return [*parts, ""]
 

@@ -107,7 +107,6 @@ class Change:
     # When the conditions changed: what held around the raise before, and from this release on
     former_conditions: tuple[str, ...] | None = None
     conditions: tuple[str, ...] = ()
-    problem: str = ""  # for releases that could not be read: what the parser said
 
 
 def history_changes(history: ErrorHistory, repo: str, config: SiteConfig) -> list[Change]:
@@ -148,9 +147,8 @@ def history_changes(history: ErrorHistory, repo: str, config: SiteConfig) -> lis
     for first, until, (path, problem) in unread_files(history):
         url = urls.line_url(config, repo, releases[first].commit, path, 1, 1, 1)
         label = span_label(history, first, until)
-        rows.append(
-            (first, Change(label, "could not be read", "", "", "", path, url, problem=problem))
-        )
+        what = f"could not be read (does not parse: {problem})"
+        rows.append((first, Change(label, what, "", "", "", path, url)))
     return [change for _, change in sorted(rows, key=lambda item: item[0])]
 
 
