@@ -338,20 +338,29 @@ print(json.dumps([links.url_for(error), getattr(error, "__notes__", [None])[-1]]
 """
 
 
-def test_releases_whose_file_this_python_cannot_parse_are_not_known_not_said_to_lack_it(
+def test_python_2_releases_are_read_and_a_file_that_does_not_parse_is_not_said_to_lack_it(
     tmp_path: Path,
     make_content,  # type: ignore[no-untyped-def]
 ) -> None:
     repo = GitRepo(tmp_path / "old")
     raising = '    raise RuntimeError("The content for this response was already consumed")\n'
-    python2 = "try:\n    pass\nexcept ValueError, e:\n    pass\n"
-    for tag, head in [("v0.9", python2), ("v1.0", ""), ("v1.1", python2), ("v1.2", "")]:
-        repo.write("pkg/models.py", head + "def content():\n" + raising)
+    python2 = (
+        "try:\n    pass\nexcept ValueError, e:\n    print >>sys.stderr, e\ndef content():\n"
+        '    raise RuntimeError, "The content for this response was already consumed"\n'
+    )
+    # A release committed with a merge conflict: no Python reads it.
+    conflict = "<<<<<<< HEAD\nx = 1\n=======\nx = 2\n>>>>>>> other\n"
+    for tag, text in [
+        ("v0.8", python2),
+        ("v0.9", conflict + "def content():\n" + raising),
+        ("v1.0", "def content():\n" + raising),
+        ("v1.1", conflict + "def content():\n" + raising),
+        ("v1.2", "def content():\n" + raising),
+        ("v1.3", conflict + "def content():\n" + raising),
+    ]:
+        repo.write("pkg/models.py", text)
         repo.commit(tag)
         repo.git("tag", tag)
-    repo.write("pkg/models.py", python2 + "def content():\n" + raising)
-    repo.commit("1.3, Python 2 again")
-    repo.git("tag", "v1.3")
     content = make_content({})
     scanned = run_cli(
         "scan", str(repo.path), "--repo", "acme/old", "--content", str(content), "--commit", "v1.2"
@@ -363,7 +372,11 @@ def test_releases_whose_file_this_python_cannot_parse_are_not_known_not_said_to_
     assert "(0 looked at, the others known)" in again.stderr
     assert json.loads(first.stdout) == json.loads(again.stdout)
     [record] = json.loads(again.stdout)["records"]
-    assert [r["release"] for r in record["raised"]] == ["v1.0", "v1.2"]
+    assert [(r["release"], r["line"]) for r in record["raised"]] == [
+        ("v0.8", 6),  # `raise RuntimeError, "…"`: the Python 2 release raises it, there
+        ("v1.0", 2),
+        ("v1.2", 2),
+    ]
     assert [(u["release"], u["path"]) for u in record["unread"]] == [
         ("v0.9", "pkg/models.py"),
         ("v1.1", "pkg/models.py"),
@@ -379,7 +392,7 @@ def test_releases_whose_file_this_python_cannot_parse_are_not_known_not_said_to_
     assert "retired" not in built.output
     page = parse_html(out / "errors" / record["id"] / "index.html")
     assert page.select_one(".releases").get_text() == (
-        "Raised since v1.0 · v0.9 could not be read · v1.1 could not be read"
+        "Raised since v0.8 · v0.9 could not be read · v1.1 could not be read"
         " · v1.3 could not be read"
     )
     assert page.select_one(".retired-banner") is None
@@ -389,12 +402,12 @@ def test_releases_whose_file_this_python_cannot_parse_are_not_known_not_said_to_
     ]
     unread = f"could not be read (does not parse: {problem})"
     assert [row[:2] for row in rows] == [
+        ["v0.8", "raised"],
         ["v0.9", unread],
-        ["v1.0", "raised"],
         ["v1.1", unread],
         ["v1.3", unread],
     ]
-    assert rows[0][2:] == ["", "pkg/models.py"]
+    assert rows[1][2:] == ["", "pkg/models.py"]
     api = json.loads((out / "api" / "errors" / f"{record['id']}.json").read_text())
     assert api["resolved"]["history"]["unread"][1] == {
         "from": "v1.1",

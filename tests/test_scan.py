@@ -7,7 +7,8 @@ from pathlib import Path
 
 import yaml
 
-from errpages.git.pyraises import canonical, scan_source
+from errpages.git.code import python_module
+from errpages.git.pyraises import Library, ScanSettings, canonical, resolved, scan_source
 from tests.conftest import FIXTURES, run_cli
 from tests.gitrepo import GitRepo
 
@@ -180,6 +181,40 @@ def test_only_exception_classes_raise_and_messages_are_followed_into_variables()
         (8, "message has no literal text"),
         (10, "exc raised without a message"),
     ]
+
+
+PYTHON2 = """\
+import sys
+LIMIT = 0755 + 10L
+def get(items, name):
+    try:
+        return items[name]
+    except (KeyError, IndexError), e:
+        print >>sys.stderr, "lookup failed: %s" % `name`,
+        raise KeyError, "no widget named %s" % name
+def check(a, (low, high)):
+    if a <> low: raise ValueError, "value %r out of range" % a, sys.exc_info()[2]
+    exec "pass" in {}
+    key = lambda (k, v): k
+    raise ImportStringError(a, e), None, sys.exc_info()[2]
+ERROR = ur"raw"
+"""
+
+
+def test_python_2_code_is_read_at_its_own_lines() -> None:
+    module, problem = python_module(PYTHON2, "pkg/widgets.py", ScanSettings())
+    assert problem == "" and module is not None
+    sites, skipped = resolved(module, Library([module]))
+    assert [(s.line, s.exception, s.template) for s in sites] == [
+        (8, "KeyError", "no widget named {name}"),
+        (10, "ValueError", "value {a!r} out of range"),
+    ]
+    assert [(s.line, s.reason) for s in skipped] == [
+        (13, "message is not built from string literals")
+    ]
+    # What no rewrite makes Python: a release committed with a merge conflict in it.
+    conflicted = "<<<<<<< HEAD\nraise KeyError('a')\n=======\n>>>>>>> other\n"
+    assert python_module(conflicted, "pkg/widgets.py", ScanSettings())[0] is None
 
 
 def test_a_message_built_in_steps_is_one_message() -> None:

@@ -19,6 +19,7 @@ from errpages.git.pyraises import (
     resolved,
     scan_module,
 )
+from errpages.git.python2 import python3_source
 from errpages.git.repo import (
     REGULAR_FILE_MODES,
     TREE_MODE,
@@ -233,13 +234,19 @@ class Code:
 
 
 def python_module(source: str, path: str, settings: ScanSettings) -> tuple[ModuleScan | None, str]:
-    """A Python file's own scan, or why it could not be parsed; none for another file."""
+    """A Python file's own scan (of Python 2 code, read as `python3_source` rewrites it), or
+    why it could not be parsed; none for another file."""
     if not path.endswith(PYTHON_SUFFIXES):
         return None, ""
     try:
         return scan_module(source, settings), ""
     except SyntaxError as exc:
-        return None, exc.msg or str(exc)
+        problem = exc.msg or str(exc)
+    rewritten = python3_source(source)
+    try:
+        return (scan_module(rewritten, settings), "") if rewritten else (None, problem)
+    except SyntaxError:
+        return None, problem
 
 
 def top_packages(paths: Iterable[str]) -> frozenset[str]:

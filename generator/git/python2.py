@@ -1,0 +1,190 @@
+"""Python 2 code read by Python 3's parser: an old release's file (`except ValueError, e:`,
+`raise KeyError, "no such key"`, `print "…"`) rewritten token by token, each token kept on
+its line, so that its raises are found at their own lines with their own messages. Only
+what keeps such a file from parsing is rewritten; what the code means otherwise may not
+be kept (`print >>f, x` reads as `print(f, x)`)."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import tokenize
+from collections.abc import Iterator
+from tokenize import (
+    COMMENT,
+    DEDENT,
+    ERRORTOKEN,
+    INDENT,
+    NAME,
+    NEWLINE,
+    NL,
+    NUMBER,
+    OP,
+    STRING,
+    TokenInfo,
+)
+
+Position = tuple[int, int]  # (line, column), as tokenize gives them
+Edit = tuple[Position, Position, str]  # replace from start to end with the text
+
+LONG = ("l", "L")  # the suffix of a long integer (`10L`)
+# Statements whose `:` at the top level ends a header a statement may follow on its line
+# (`if not ok: raise ValueError, "bad"`)
+HEADERS = frozenset(
+    {"if", "elif", "else", "while", "for", "try", "except", "finally", "with", "def", "class"}
+)
+
+
+def python3_source(source: str) -> str | None:
+    """The source rewritten so that Python 3 may parse it, or None when its tokens cannot be
+    read (or a rewrite would join two lines)."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    edits = literal_edits(tokens)
+    tuples = itertools.count()
+    for statement in statements(tokens):
+        edits += statement_edits(statement)
+        edits += tuple_parameter_edits(statement, tuples)
+    if any(start[0] != end[0] for start, end, _ in edits):
+        return None
+    lines = source.splitlines(keepends=True)
+    for row, on_line in itertools.groupby(sorted(edits), key=lambda edit: edit[0][0]):
+        line, parts, at = lines[row - 1], [], 0
+        for (_, column), (_, end_column), text in on_line:
+            if column >= at:  # of two edits of one token (a traceback left out), the first
+                parts += [line[at:column], text]
+                at = end_column
+        lines[row - 1] = "".join([*parts, line[at:]])
+    return "".join(lines)
+
+
+def literal_edits(tokens: list[TokenInfo]) -> list[Edit]:
+    """`0755` → `0o755`, `10L` → `10`, `ur"…"` → `r"…"`, `` `x` `` → `repr(x)`, `<>` → `!=`."""
+    edits: list[Edit] = []
+    backticks = 0
+    for before, token in itertools.pairwise(tokens):
+        joined, pair = before.end == token.start, (before.string, token.string)
+        if joined and before.type == NUMBER and token.type == NUMBER and before.string == "0":
+            edits.append((before.start, before.end, "0o"))
+        elif joined and before.type == NUMBER and token.type == NAME and token.string in LONG:
+            edits.append((token.start, token.end, ""))
+        elif joined and token.type == STRING and before.string.lower() == "ur":
+            edits.append((before.start, before.end, "r"))
+        elif joined and pair == ("<", ">"):
+            edits.append((before.start, token.end, "!="))
+        elif token.type == ERRORTOKEN and token.string == "`":
+            edits.append((token.start, token.end, ")" if backticks % 2 else "repr("))
+            backticks += 1
+    return edits
+
+
+def statements(tokens: list[TokenInfo]) -> Iterator[list[TokenInfo]]:
+    """Each simple statement's tokens (a header's too, up to its `:`), comments left out."""
+    current: list[TokenInfo] = []
+    depth = 0
+    for token in tokens:
+        if token.type in (NL, COMMENT, INDENT, DEDENT):
+            continue
+        top = depth == 0 and token.type == OP
+        header_end = top and token.string == ":" and bool(current) and current[0].string in HEADERS
+        if token.type == NEWLINE or (top and token.string == ";") or header_end:
+            if current:
+                yield current
+            current = []
+            continue
+        if token.type == OP and token.string in "([{":
+            depth += 1
+        elif token.type == OP and token.string in ")]}":
+            depth = max(0, depth - 1)
+        current.append(token)
+    if current:
+        yield current
+
+
+def top_level(statement: list[TokenInfo], text: str) -> list[int]:
+    """Where a token is in the statement outside any bracket."""
+    depth, found = 0, []
+    for index, token in enumerate(statement):
+        if token.type == OP and token.string in "([{":
+            depth += 1
+        elif token.type == OP and token.string in ")]}":
+            depth -= 1
+        elif depth == 0 and token.string == text and token.type in (OP, NAME):
+            found.append(index)
+    return found
+
+
+def statement_edits(statement: list[TokenInfo]) -> list[Edit]:
+    """`except E, e` → `except E as e`; `raise E, V[, tb]` → `raise E(V)`; `print x` →
+    `print(x)`; `exec code in ns` → `exec(code, ns)`."""
+    head, end = statement[0], statement[-1].end
+    following = statement[1].string if len(statement) > 1 else ""
+    commas = top_level(statement, ",")
+    if head.string == "except" and len(commas) == 1:
+        comma = statement[commas[0]]
+        return [(comma.start, comma.end, " as")]
+    if head.string == "raise" and commas:
+        value = statement[commas[0] + 1 : commas[1] if len(commas) > 1 else None]
+        if [token.string for token in value] == ["None"]:  # `raise E(…), None, tb`: E(…)
+            return [(token.start, token.end, "") for token in statement[commas[0] :]]
+        first = statement[commas[0]]
+        edits = [(first.start, first.end, "(")]
+        if len(commas) > 1:  # the traceback: left out
+            end = statement[commas[1] - 1].end
+            edits += [(token.start, token.end, "") for token in statement[commas[1] :]]
+        return [*edits, (end, end, ")")]
+    if head.string in ("print", "exec") and following not in ("(", "=", ".", "[", ","):
+        edits = [(head.start, head.end, head.string + "("), (end, end, ")")]
+        if following == ">>":
+            edits.append((statement[1].start, statement[1].end, ""))
+        if head.string == "exec":
+            edits += [
+                (statement[i].start, statement[i].end, ",") for i in top_level(statement, "in")
+            ]
+        return edits
+    return []
+
+
+def tuple_parameter_edits(statement: list[TokenInfo], names: Iterator[int]) -> list[Edit]:
+    """`def f(self, (key, value)):` and `lambda (key, value): …`: each unpacked parameter
+    becomes one name. One pass, each token looked at once."""
+    closes = matching_brackets(statement)
+    edits: list[Edit] = []
+    parameters: list[int] = []  # the depths at which parameter lists are open, innermost last
+    depth, index = 0, 0
+    while index < len(statement):
+        token, previous = statement[index], statement[index - 1].string if index else ""
+        in_parameters = bool(parameters) and parameters[-1] == depth
+        if token.type == NAME and token.string == "lambda":
+            parameters.append(depth)
+        elif in_parameters and token.string == ":":
+            parameters.pop()
+        elif in_parameters and token.string == "(" and previous in ("(", ",", "lambda"):
+            close = closes.get(index, index)
+            edits.append((token.start, token.end, f"_unpacked_{next(names)}"))
+            edits += [(t.start, t.end, "") for t in statement[index + 1 : close + 1]]
+            index = close + 1
+            continue
+        if token.type == OP and token.string in "([{":
+            if index == 2 and statement[0].string == "def":
+                parameters.append(depth + 1)
+            depth += 1
+        elif token.type == OP and token.string in ")]}":
+            depth -= 1
+            while parameters and parameters[-1] > depth:
+                parameters.pop()
+        index += 1
+    return edits
+
+
+def matching_brackets(statement: list[TokenInfo]) -> dict[int, int]:
+    """Where each bracket of the statement that closes is closed, by where it opens."""
+    found, opened = {}, []
+    for index, token in enumerate(statement):
+        if token.type == OP and token.string in "([{":
+            opened.append(index)
+        elif token.type == OP and token.string in ")]}" and opened:
+            found[opened.pop()] = index
+    return found
