@@ -130,6 +130,14 @@ def drafts(content: Path) -> dict[str, dict]:  # type: ignore[type-arg]
     return {data["message"]: data for data in found}
 
 
+def raised_where(content: Path) -> dict[str, tuple[str, str, int]]:
+    """Each draft's exception, path and line, by its message."""
+    return {
+        message: (data["exception"], data["source"]["path"], data["source"]["line"])
+        for message, data in drafts(content).items()
+    }
+
+
 def test_a_draft_says_what_the_code_says_and_the_page_shows_it(
     tmp_path: Path, make_content
 ) -> None:  # type: ignore[no-untyped-def]
@@ -443,10 +451,7 @@ def test_messages_built_by_classes_helpers_and_tables_in_other_files(
     content = make_content({})
     summary = scan_json(repo, content)
     records = drafts(content)
-    found = {
-        message: (data["exception"], data["source"]["path"], data["source"]["line"])
-        for message, data in records.items()
-    }
+    found = raised_where(content)
     assert found == {
         "No such option: {name}": ("NoSuchOption", "pkg/parser.py", 6),
         'No route exists for name "{name}" and params "{params}".': (
@@ -589,10 +594,7 @@ def test_a_helper_that_raises_the_class_its_caller_names_and_a_raise_with_its_tr
     repo.commit("first")
     content = make_content({})
     summary = scan_json(repo, content)
-    found = {
-        message: (data["exception"], data["source"]["path"], data["source"]["line"])
-        for message, data in drafts(content).items()
-    }
+    found = raised_where(content)
     # The helper raises its `exc` parameter: its default, unless the call names another class.
     assert found == {
         "tag name expected": ("TemplateSyntaxError", "pkg/parser.py", 19),
