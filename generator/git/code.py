@@ -47,7 +47,7 @@ class ParsedFile:
     sites: tuple[RaiseSite, ...]
     templates: tuple[str, ...]  # each site's canonical template
     words: tuple[tuple[str, ...], ...]  # each template's words, for `similarity`
-    unparsed: str = ""  # why it could not be read as Python (Python 2 syntax), if so
+    unparsed: str = ""  # why it could not be read as Python (newer syntax, a merge conflict), if so
 
 
 class Code:

@@ -10,8 +10,8 @@ with drift's matching (one raise to one record, in each release): what is looked
 release is the raise found in the one next to it, so a message reworded a little at a
 time, a file renamed and a raise moved are followed. A release that does not raise it
 keeps the last raise found to look for, so an error gone and back is found again. Where the
-file looked in could not be parsed (Python 2 code, say), the release is unread: not known to
-raise the error or not.
+file looked in could not be parsed (a merge conflict committed, say), the release is
+unread: not known to raise the error or not.
 
 What it finds lives in content/history/OWNER/NAME.json, written here only, one line per
 release and one per run of releases raising an error the same way: a pull request shows
@@ -67,7 +67,7 @@ class HistoryReport:
     problems: list[str]
     looked_at: int  # releases looked at in this run (the others were known)
     # (release, path) where a record's raise was looked for in a file this Python cannot
-    # parse (Python 2 syntax, say), so that a raise there is not seen: why, for each
+    # parse (a merge conflict committed, say), so that a raise there is not seen: why, for each
     unparsed: dict[tuple[str, str], str]
 
 

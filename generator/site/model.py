@@ -274,8 +274,9 @@ class Run(NamedTuple):
 
 
 class Unparsed(NamedTuple):
-    """A file a release holds that this Python could not parse (Python 2 code, say): a raise
-    looked for in it is not seen, so whether that release raises the error is not known."""
+    """A file a release holds that this Python could not parse (newer syntax, a merge
+    conflict): a raise looked for in it is not seen, so whether that release raises the error
+    is not known."""
 
     path: str
     problem: str  # what the parser said
