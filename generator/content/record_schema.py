@@ -195,7 +195,8 @@ def history_schema() -> dict[str, Any]:
         "additionalProperties": False,
         "required": ["from", "to", "path", "problem"],
         "description": "Consecutive releases where the file the raise was looked for in could "
-        "not be parsed (syntax newer than the Python that read it, say): whether they raise the error is not known.",
+        "not be parsed (syntax newer than the Python that read it, say): whether they raise "
+        "the error is not known.",
         "properties": {
             "from": release,
             "to": release,
