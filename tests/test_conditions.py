@@ -12,6 +12,7 @@ from bs4 import BeautifulSoup
 from errpages.git.pyraises import ScanSettings, scan_source
 from tests.conftest import run_cli
 from tests.gitrepo import GitRepo
+from tests.test_export import explain, export
 from tests.test_scan import scan_json
 
 GUARDS = """\
@@ -171,22 +172,56 @@ def test_a_draft_says_what_the_code_says_and_the_page_shows_it(
         ids["widget too large"],
     ]
     assert "related" not in records["no entry {key!r}"]
-    # The page shows them beside the snippet; a record without them shows nothing.
-    site = tmp_path / "site"
-    built = run_cli("build", "--content", str(content), "--out", str(site), "--drafts")
-    assert built.exit_code == 0, built.output
-    page = BeautifulSoup((site / "errors" / nested["id"] / "index.html").read_text(), "html.parser")
-    raised = page.select_one("#source .raised-when")
-    assert raised is not None
-    assert raised.get_text() == (
-        "Raised in nested when cfg.mode == 'decode', cfg.offload and cfg.backend is None."
+    api_built = run_cli(
+        "build", "--content", str(content), "--out", str(tmp_path / "s"), "--drafts"
     )
-    assert [code.get_text() for code in raised.select("code")][:2] == [
-        "nested",
-        "cfg.mode == 'decode'",
-    ]
-    api = json.loads((site / "api" / "errors" / f"{nested['id']}.json").read_text())
+    assert api_built.exit_code == 0, api_built.output
+    api = json.loads((tmp_path / "s" / "api" / "errors" / f"{nested['id']}.json").read_text())
     assert api["source"]["conditions"] == nested["source"]["conditions"]
+    # Each page of it says the code's sentence once: in the draft's trigger, as scan wrote
+    # it or with more said, and beside the snippet once the trigger is written anew.
+    sentence = "Raised in nested when cfg.mode == 'decode', cfg.offload and cfg.backend is None."
+    record_file = next(
+        p for p in (content / "errors").rglob("*.yaml") if nested["id"] in p.read_text()
+    )
+    published = record_file.read_text().replace("draft: true\n", "")
+    record_file.write_text(published)
+    assert said_on_each_page(tmp_path / "once", content, nested["id"], sentence) == (0, 1, 1, 1)
+    record_file.write_text(published.replace('trigger: "', 'trigger: "A user runs it. '))
+    assert said_on_each_page(tmp_path / "more", content, nested["id"], sentence) == (0, 1, 1, 1)
+    trigger = nested["when"]["trigger"]
+    record_file.write_text(published.replace(trigger, "Decode without a backend."))
+    assert said_on_each_page(tmp_path / "twice", content, nested["id"], sentence) == (1, 1, 1, 1)
+    page = (tmp_path / "twice" / "site" / "errors" / nested["id"] / "index.html").read_text()
+    codes = BeautifulSoup(page, "html.parser").select("#source .raised-when code")
+    assert [code.get_text() for code in codes][:2] == ["nested", "cfg.mode == 'decode'"]
+
+
+def said_on_each_page(
+    out: Path, content: Path, error_id: str, sentence: str
+) -> tuple[int, int, int, int]:
+    """How often the sentence is beside the error's snippet, on its page, its Markdown page
+    and its `explain` text."""
+    built = run_cli("build", "--content", str(content), "--out", str(out / "site"))
+    assert built.exit_code == 0, built.output
+    page = BeautifulSoup(
+        (out / "site" / "errors" / error_id / "index.html").read_text(), "html.parser"
+    )
+    beside = [p.get_text() for p in page.select("#source .raised-when")]
+    exported = run_cli("export", "markdown", str(out / "md"), "--content", str(content))
+    assert exported.exit_code == 0, exported.output
+    markdown = (out / "md" / f"{error_id}.md").read_text().replace("`", "")
+    module = export(
+        content, out / "errpages_links.py", "--explain", "--base-url", "https://x.example/"
+    )
+    assert module.returncode == 0, module.stderr
+    text = " ".join(explain(out, error_id, columns=400).stdout.replace("`", "").split())
+    return (
+        beside.count(sentence),
+        page.get_text().count(sentence),
+        markdown.count(sentence),
+        text.count(sentence),
+    )
 
 
 SERVER = (

@@ -385,9 +385,7 @@ def python_module(site: Site, explain: bool = False) -> tuple[bytes, int]:
 def explanation(record: Record) -> list[object]:
     """An error's page as the terminal shows it: its sections, in the page's order."""
     meaning = terminal_blocks(record.meaning)
-    source = record.source
-    if source.function or source.conditions:
-        raised = conditions.raised_when(source.function, source.conditions)
+    if raised := conditions.beside_code(record):
         meaning += terminal_blocks(conditions.markdown(raised))
     sections: list[list[object]] = [["What it means", meaning]]
     solutions: list[TerminalBlock] = []

@@ -249,10 +249,6 @@ def error_page(site: Site, summary: RecordSummary, flavor: str) -> MarkdownPage:
         note = f" {markdown_inline(record.retired.note)}" if record.retired.note else ""
         parts.append(f"> **No longer raised** since {escape(record.retired.since)}.{note}\n")
     parts += ["## What it means\n", markdown_blocks(record.meaning, flavor) + "\n"]
-    source = record.source
-    if source.function or source.conditions:
-        raised = conditions.markdown(conditions.raised_when(source.function, source.conditions))
-        parts.append(markdown_inline(raised) + "\n")
     parts += snippet(site, record, flavor)
     solutions = (f"{n}. {markdown_inline(text)}" for n, text in enumerate(record.solutions, 1))
     parts += ["## Solutions\n", "\n".join(solutions) + "\n"]
@@ -318,6 +314,8 @@ def snippet(site: Site, record: Record, flavor: str) -> list[str]:
         f"{where} · {view}\n",
         fence(textwrap.dedent(code.text), language(code.language), flavor, options) + "\n",
     ]
+    if raised := conditions.beside_code(record):
+        parts.append(markdown_inline(conditions.markdown(raised)) + "\n")
     if source.also_raised_at:
         places = (
             f"- {link(escape(f'{p.path}:{p.line}'), urls.place_url(site.config, record, p))}"

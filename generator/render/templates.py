@@ -42,7 +42,7 @@ from errpages.render.markdown import render_markdown, render_markdown_inline, te
 from errpages.render.themes import theme_layers
 from errpages.reveal import finalize, reveal_html, reveal_text
 from errpages.site import urls
-from errpages.site.conditions import raised_when
+from errpages.site.conditions import beside_code
 from errpages.site.history import (
     ReleaseCount,
     glance,
@@ -372,9 +372,7 @@ def error_page_context(
         "also_raised_at": [
             (place, urls.place_url(config, record, place)) for place in record.source.also_raised_at
         ],
-        "raised_when": raised_when(record.source.function, record.source.conditions)
-        if record.source.function or record.source.conditions
-        else (),
+        "raised_when": beside_code(record),
         "history": history_context(history, record, config),
         "retired_note_html": Markup(render_markdown(record.retired.note))
         if record.retired and record.retired.note

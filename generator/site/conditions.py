@@ -10,6 +10,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from errpages.site.model import Record
 
 BACKTICKS_RE = re.compile("`+")
 AFTER_LOOP = " without a break"  # `after for x in xs without a break`: a loop's `else`
@@ -48,6 +52,17 @@ def raised_when(function: str, conditions: Sequence[str]) -> tuple[Piece, ...]:
         pieces.append((" whenever the code gets there", False))
     pieces.append((".", False))
     return tuple(pieces)
+
+
+def beside_code(record: Record) -> tuple[Piece, ...]:
+    """What the code says holds when the record's raise runs, for its page: nothing when the
+    record does not say, or when its trigger already reads so (a draft's, as scan wrote it)."""
+    source = record.source
+    if not (source.function or source.conditions):
+        return ()
+    pieces = raised_when(source.function, source.conditions)
+    trigger = record.when.trigger if record.when is not None else ""
+    return () if " ".join(markdown(pieces).split()) in " ".join(trigger.split()) else pieces
 
 
 def markdown(pieces: Sequence[Piece]) -> str:
