@@ -299,6 +299,64 @@ def test_a_raise_moved_to_another_file_is_moved_there_or_changed_when_reworded(
     assert check.exit_code == 0, check.output
 
 
+TYPES = """\
+class Choice:
+    def convert(self, value, choice):
+        if value != choice:
+            raise ValueError(f"{value!r} is not {choice}.")
+
+
+def version_option(package):
+    def decorator(f):
+        def callback(value):
+            if value is None:
+                raise RuntimeError("Could not determine version")
+
+        return callback
+
+    return decorator
+"""
+
+
+def test_a_message_reworded_in_its_class_or_function_is_found_and_one_alike_elsewhere_is_not(
+    tmp_path: Path, make_content
+) -> None:  # type: ignore[no-untyped-def]
+    # As in click 8.0 → 8.1: the Choice message is now made by a method it calls (not a
+    # raise), and the Path class below gained a message of much the same shape; in
+    # version_option the check was reworded with its nested functions rearranged.
+    choice, version = "{value!r} is not {choice}.", "Could not determine version"
+    repo, content = scanned_project(tmp_path, make_content, {"pkg/types.py": TYPES})
+    repo.write(
+        "pkg/types.py",
+        "class Choice:\n"
+        "    def convert(self, value, choice):\n"
+        "        if value != choice:\n"
+        "            raise ValueError(self.message(value, choice))\n"
+        "\n"
+        "    def message(self, value, choice):\n"
+        '        return f"{value!r} is not {choice}."\n'
+        "\n"
+        "\n"
+        "class Path:\n"
+        "    def convert(self, name, filename):\n"
+        '        raise ValueError(f"{name} {filename!r} is not executable.")\n'
+        "\n"
+        "\n"
+        "def version_option(package):\n"
+        "    def callback(value):\n"
+        "        if value is None:\n"
+        '            raise RuntimeError(f"Could not determine the version for {package!r}.")\n'
+        "\n"
+        "    return callback\n",
+    )
+    head = repo.commit("reworded")
+    rows = rows_by_message(content, repo)
+    assert rows[choice]["status"] == "removed"
+    assert rows[version]["status"] == "changed"
+    assert rows[version]["now"] == f"pkg/types.py:18@{head[:10]}"
+    assert rows[version]["new_message"] == "Could not determine the version for {package!r}."
+
+
 def test_a_raise_found_elsewhere_by_words_that_follow_escapes(tmp_path: Path, make_content) -> None:  # type: ignore[no-untyped-def]
     """Files are picked by the words of the record's message, found once per file: a word
     right after `\\n` or `\\t` in the code is a word all the same."""

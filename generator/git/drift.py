@@ -54,9 +54,11 @@ from errpages.site.model import Place, Record
 # How alike two messages must be for a raise to count as the record's, reworded: the share
 # of their words (and placeholders, and punctuation) that they have in common, in order
 # (difflib's ratio over the words); in the record's own file, and in another file of the
-# commit, where many more raises could look alike by chance: there a reworded message also
-# keeps the record's longest word (`fraction` in "Input is not a valid fraction", which
-# "Input is not a valid path" elsewhere does not).
+# commit, where many more raises could look alike by chance. Outside the class or function
+# of the module that the record's raise is in, a reworded message also keeps the record's
+# longest word (`fraction` in "Input is not a valid fraction", which "Input is not a valid
+# path" does not): "{value!r} is not {choice}." in `Choice` is not "{name} {filename!r} is
+# not executable." in `Path`, however alike their shapes.
 CHANGED_SIMILARITY = 0.6
 CHANGED_SIMILARITY_ELSEWHERE = 0.75
 PROBE_WORDS = 6
@@ -182,7 +184,8 @@ def candidates(
                 ratio = 1.0
             else:
                 tier, ratio = 2, similarity(wanted.words, words, floor)
-                kept = place == 0 or wanted.keyword is None or wanted.keyword in words
+                within = place == 0 and outermost(site.scope) == outermost(wanted.scope)
+                kept = within or (wanted.keyword is not None and wanted.keyword in words)
                 if ratio < floor or not kept:
                     if not (place == 0 and reworded_in_place(wanted, site)):
                         continue
@@ -190,6 +193,11 @@ def candidates(
             distance = abs(site.line - wanted.line) if place == 0 else 0
             found.append(Candidate(index, path, site, tier, place == 1, ratio, distance))
     return found
+
+
+def outermost(scope: str) -> str:
+    """The class or function of the module that a raise is in (`Choice` of `Choice.convert`)."""
+    return scope.split(".", 1)[0]
 
 
 def reworded_in_place(wanted: Wanted, site: RaiseSite) -> bool:
