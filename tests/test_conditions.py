@@ -648,6 +648,123 @@ def test_a_helper_that_raises_the_class_its_caller_names_and_a_raise_with_its_tr
     assert checked.exit_code == 0, checked.stderr
 
 
+CLICK_TYPES = """\
+from gettext import gettext as _, ngettext
+
+
+class BadParameter(Exception):
+    pass
+
+
+class ParamType:
+    def fail(self, message, param=None):
+        raise BadParameter(message)
+
+
+class Choice(ParamType):
+    def convert(self, value, param):
+        if value not in self.choices:
+            self.fail(self.invalid_choice_message(value), param=param)
+        return value
+
+    def invalid_choice_message(self, value):
+        choices = ", ".join(map(repr, self.choices))
+        return ngettext(
+            "{value!r} is not {choice}.",
+            "{value!r} is not one of {choices}.",
+            len(self.choices),
+        ).format(value=value, choice=choices, choices=choices)
+
+
+def describe(kind):
+    return _("no {kind} widget").format(kind=kind)
+
+
+def lookup(kind, table):
+    if kind not in table:
+        raise KeyError(describe(kind))
+    return table[kind]
+
+
+def walk(kind):
+    yield f"walked {kind}"
+
+
+def stroll(kind):
+    raise ValueError(walk(kind))
+"""
+
+PYDANTIC_SCHEMA = """\
+class GenerateJsonSchema:
+    def callable_schema(self, schema):
+        return self.handle_invalid(schema, "core_schema.CallableSchema")
+
+    def handle_invalid(self, schema, error_info):
+        raise TypeError(f"Cannot generate a JsonSchema for {error_info}")
+"""
+
+
+def test_a_message_a_function_of_the_module_makes_is_found_and_checked_at_its_call(
+    tmp_path: Path, make_content
+) -> None:  # type: ignore[no-untyped-def]
+    # click's Choice (8.2): the message its users see most is made by a method and raised
+    # through a helper; pydantic's helper makes its message around the argument given.
+    repo = GitRepo(tmp_path / "project")
+    repo.write("pkg/types.py", CLICK_TYPES)
+    repo.write("pkg/json_schema.py", PYDANTIC_SCHEMA)
+    repo.commit("first")
+    content = make_content({})
+    summary = scan_json(repo, content)
+    assert raised_where(content) == {
+        "{value!r} is not {choice}.": ("BadParameter", "pkg/types.py", 16),
+        "{value!r} is not one of {choices}.": ("BadParameter", "pkg/types.py", 16),
+        "no {kind} widget": ("KeyError", "pkg/types.py", 34),
+        "Cannot generate a JsonSchema for {error_info}": ("TypeError", "pkg/json_schema.py", 6),
+        "Cannot generate a JsonSchema for core_schema.CallableSchema": (
+            "TypeError",
+            "pkg/json_schema.py",
+            3,
+        ),
+    }
+    skipped = {(s["path"], s["line"]): s["reason"] for s in summary["skipped_sites"]}
+    assert skipped[("pkg/types.py", 43)] == "message is not built from string literals"
+    records = drafts(content)
+    choice = records["{value!r} is not one of {choices}."]
+    assert choice["source"]["through"] == ["ParamType.fail", "Choice.invalid_choice_message"]
+    assert choice["when"]["trigger"] == (
+        "Raised in `Choice.convert` when `value not in self.choices`. Its message is made by "
+        "`Choice.invalid_choice_message`. It goes through `ParamType.fail`, which raises it."
+    )
+    assert records["no {kind} widget"]["source"]["through"] == ["describe"]
+    schema = records["Cannot generate a JsonSchema for core_schema.CallableSchema"]
+    assert schema["source"]["through"] == ["GenerateJsonSchema.handle_invalid"]
+    # drift follows them; `check` takes each call as the raise, and still warns of a line
+    # that calls none of them, which pin points at the call again.
+    rows = json.loads(
+        run_cli("drift", "--content", str(content), "--repo-dir", str(repo.path), "--json").stdout
+    )["records"]
+    assert {row["status"] for row in rows} == {"same"}
+    checked = run_cli("check", "--drafts", "--strict", "--content", str(content))
+    assert checked.exit_code == 0, checked.stderr
+    record_file = next(
+        p for p in (content / "errors").rglob("*.yaml") if "describe" in p.read_text()
+    )
+    record_file.write_text(record_file.read_text().replace("line: 34", "line: 35"))
+    warned = run_cli("check", "--drafts", "--strict", "--content", str(content))
+    assert "line 35 is not in a statement that raises" in warned.stderr
+    pinned = run_cli(
+        "pin", str(record_file), "--content", str(content), "--repo-dir", str(repo.path)
+    )
+    assert pinned.exit_code == 0, pinned.output
+    assert yaml.safe_load(record_file.read_text())["source"]["line"] == 34
+    api_built = run_cli(
+        "build", "--content", str(content), "--out", str(tmp_path / "s"), "--drafts"
+    )
+    assert api_built.exit_code == 0, api_built.output
+    api = json.loads((tmp_path / "s" / "api" / "errors" / f"{choice['id']}.json").read_text())
+    assert api["source"]["through"] == ["ParamType.fail", "Choice.invalid_choice_message"]
+
+
 def test_an_inline_snippet_is_compared_without_its_common_indentation(
     tmp_path: Path, make_content
 ) -> None:  # type: ignore[no-untyped-def]

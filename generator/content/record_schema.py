@@ -44,6 +44,14 @@ def record_schema() -> dict[str, Any]:
             "first: a test (`x is None`), `for x in xs`, `while c`, `except KeyError`, "
             "`match x: case P`. Written by `errpages scan`; `drift` reports when they change.",
         },
+        "through": {
+            "type": "array",
+            "items": TEXT,
+            "description": "The functions the message goes through from the line: the raise "
+            "helper that raises it (`ParamType.fail`), the function that makes it "
+            "(`Choice.invalid_message`). Written by `errpages scan`; `check` takes a line that "
+            "calls one of them as the raise.",
+        },
         "also_raised_at": {
             "type": "array",
             "description": "The other places of the pinned commit that raise the same error. "

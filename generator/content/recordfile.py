@@ -33,7 +33,7 @@ def update_source(
     code_says: dict[str, Any],
 ) -> str:
     """Point a record's source at a pinned snippet file, and set the fields the code says
-    (`function`, `conditions`, `also_raised_at`) where the record has them (a `function` the
+    (`function`, `conditions`, `through`, `also_raised_at`) where the record has them (a `function` the
     code no longer names removed); return the new text (not yet written)."""
     yaml = round_trip()
     data: Any = yaml.load(text)

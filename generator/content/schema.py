@@ -72,6 +72,7 @@ SOURCE_KEYS = (
     "snippet_file",
     "function",
     "conditions",
+    "through",
     "also_raised_at",
 )
 FIX_KEYS = ("before", "after", "language", "notes")
@@ -495,6 +496,7 @@ class RecordValidator:
             language = None
         function = read.string(("source", "function"), False, expected="the raising function")
         conditions = read.string_list(("source", "conditions"), False, expected="conditions")
+        through = read.string_list(("source", "through"), False, expected="function names")
         pin = self.snippet_from_file() if has_file else self.inline_snippet()
         if pin is None or line is None:
             return None
@@ -509,7 +511,9 @@ class RecordValidator:
             )
             return None
         self.positions["source.line"] = self.document.position(("source", "line"))
-        return Source(path, line, commit, snippet, function or "", conditions, self.places())
+        return Source(
+            path, line, commit, snippet, function or "", conditions, through, self.places()
+        )
 
     def places(self) -> tuple[Place, ...]:
         """`source.also_raised_at`: the other places raising the error, each a path and line."""
@@ -670,8 +674,8 @@ RAISE_START_RE = re.compile(r"[ \t]*(?:raise|assert)\b")
 
 def raises_at_line(record: Record) -> bool:
     """Whether a Python snippet's statement at `source.line` raises, asserts or passes the
-    record's message on (a warning record: warns); True for other languages, which are not
-    looked into."""
+    record's message on (a warning record: warns), or names a function the record says its
+    message goes through; True for other languages, which are not looked into."""
     snippet = record.source.snippet
     if snippet.language.lower() not in PYTHON_LANGUAGES:
         return True
@@ -684,6 +688,8 @@ def raises_at_line(record: Record) -> bool:
         return False
     words = statement.words
     if record.kind == "warning" and any("warn" in word.lower() for word in words):
+        return True
+    if any(name.rsplit(".", 1)[-1] in words for name in record.source.through):
         return True
     return "raise" in words or "assert" in words or passes_on(statement, record.message)
 

@@ -98,6 +98,7 @@ def apply_pin(content_root: Path, record_file: Path, pin: Pin, force: bool) -> P
     code_says = {
         "function": pin.function,
         "conditions": list(pin.conditions),
+        "through": list(pin.through),
         "also_raised_at": [place._asdict() for place in pin.also_raised_at],
     }
     after = update_source(before, pin.file_name(), pin.path, pin.line, pin.commit, code_says)

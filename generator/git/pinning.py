@@ -38,6 +38,7 @@ class Pin:
     text: str
     function: str = ""  # the class and function that raise
     conditions: tuple[str, ...] = ()  # what holds when it runs (RaiseSite.conditions)
+    through: tuple[str, ...] = ()  # the helper and function its message goes through
     also_raised_at: tuple[Place, ...] = ()  # the other places raising the error
 
     def __post_init__(self) -> None:
@@ -220,4 +221,6 @@ def site_pin(
     """The pin of a raise, its snippet the lines of `span`."""
     start, end = span
     text = "\n".join(lines[start - 1 : end])
-    return Pin(repo, path, commit, site.line, start, text, site.raised_in, site.conditions)
+    return Pin(
+        repo, path, commit, site.line, start, text, site.raised_in, site.conditions, site.through
+    )

@@ -46,9 +46,17 @@ class RaiseSite:
     # `match x: case P`.
     conditions: tuple[str, ...] = field(default=(), compare=False)
     helper: str = field(default="", compare=False)  # the raise helper it goes through, if any
+    # the function of its module that makes its message (`Choice.invalid_message`), if one does
+    made_by: str = field(default="", compare=False)
     built_by: str = field(default="", compare=False)  # the class that builds its message, if so
     # the entry of a class's table of error messages it is (`Form.error_messages['invalid']`)
     table_entry: str = field(default="", compare=False)
+
+    @property
+    def through(self) -> tuple[str, ...]:
+        """The functions between the statement and its message: the raise helper, the
+        function that makes the message."""
+        return tuple(name for name in (self.helper, self.made_by) if name)
 
     @property
     def raised_in(self) -> str:
@@ -141,6 +149,7 @@ class ModuleScan:
     pending: tuple[Pending, ...]
     classes: tuple[ExceptionClass, ...]
     helpers: tuple[Helper, ...]
+    defined: frozenset[str] = frozenset()  # the classes and functions of its top level
 
     def needs(self) -> frozenset[str]:
         """The names of the classes and functions its pending raises wait on."""
@@ -645,6 +654,8 @@ class _Scanner:
         self.helpers: list[Helper] = []
         self.built: dict[int, list[str]] = {}  # the messages each class builds, by id
         self.imported: dict[str, str] = {}  # name -> the module `from … import` took it from
+        self.defined = defined_functions(module)
+        self.made_by: dict[int, str] = {}  # by statement: the function that made its message
 
     def scan(self, statements: list[ast.stmt], scope: ast.AST) -> None:
         self.bodies.append(tuple(map(statement_span, statements)))
@@ -957,7 +968,7 @@ class _Scanner:
         `ngettext` call: its two forms), or why it is none."""
         reason, templates = "", []
         for held in self.messages_of(message, node):
-            for expression in translated_forms(held, self.settings.translations):
+            for expression in self.forms(node, held, ()):
                 template = template_of(expression, _Names())
                 if exception in self.settings.arguments and isinstance(expression, ast.Constant):
                     # A class named in the settings fills its message's {fields} in itself.
@@ -970,6 +981,40 @@ class _Scanner:
                 elif template not in templates:
                     templates.append(template)
         return templates, reason
+
+    def forms(self, node: ast.stmt, message: ast.expr, seen: tuple[str, ...]) -> list[ast.expr]:
+        """A message's forms (an `ngettext` call's: two); for a call of a function of this
+        module that returns messages (`self.invalid_message(value)`), those it returns."""
+        made = self.message_function(message)
+        if made is None or made[0] in seen:
+            return translated_forms(message, self.settings.translations)
+        title, function = made
+        self.made_by[id(node)] = title
+        returned = (n.value for n in own_nodes(function) if isinstance(n, ast.Return) and n.value)
+        return [form for value in returned for form in self.forms(node, value, (*seen, title))]
+
+    def message_function(
+        self, message: ast.expr
+    ) -> tuple[str, ast.FunctionDef | ast.AsyncFunctionDef] | None:
+        """The function of this module a message is the value of a call of (`describe(x)`,
+        `self.describe(x)`), with its title, when it returns a value and yields none."""
+        if not isinstance(message, ast.Call):
+            return None
+        called = message.func
+        if isinstance(called, ast.Name):
+            owner, name = "", called.id
+        elif isinstance(called, ast.Attribute):
+            owner, name = self.receiver_class(called), called.attr
+            if not owner:
+                return None
+        else:
+            return None
+        function = self.defined.get((owner, name))
+        if function is None or any(
+            isinstance(n, (ast.Yield, ast.YieldFrom)) for n in own_nodes(function)
+        ):
+            return None
+        return (f"{owner}.{name}" if owner else name), function
 
     def add(
         self,
@@ -1004,7 +1049,32 @@ class _Scanner:
             function=self.functions[-1] if self.functions else None,
             scope=".".join(self.names),
             conditions=tuple(map(condition_text, conditions)),
+            made_by=self.made_by.get(id(node), ""),
         )
+
+
+def defined_functions(
+    module: ast.Module,
+) -> dict[tuple[str, str], ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The module's functions, by the class they are methods of ("" for a function of the
+    module) and name."""
+    found: dict[tuple[str, str], ast.FunctionDef | ast.AsyncFunctionDef] = {}
+    functions = (ast.FunctionDef, ast.AsyncFunctionDef)
+    found.update((("", f.name), f) for f in module.body if isinstance(f, functions))
+    for owner in ast.walk(module):
+        if isinstance(owner, ast.ClassDef):
+            found.update(((owner.name, f.name), f) for f in owner.body if isinstance(f, functions))
+    return found
+
+
+def own_nodes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[ast.AST]:
+    """The nodes of a function's body, its nested functions, classes and lambdas left out."""
+    pending: list[ast.AST] = list(function.body)
+    while pending:
+        node = pending.pop()
+        yield node
+        if not isinstance(node, (*SCOPE_NODES, ast.Lambda)):
+            pending.extend(ast.iter_child_nodes(node))
 
 
 # Tables of error messages: a class attribute named like these, a dict of literal keys to
@@ -1327,6 +1397,7 @@ def scan_module(source: str, settings: ScanSettings | None = None) -> ModuleScan
         tuple(scanner.pending),
         tuple(scanner.classes),
         tuple(scanner.helpers),
+        frozenset(node.name for node in tree.body if isinstance(node, SCOPE_NODES)),
     )
 
 

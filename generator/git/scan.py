@@ -136,6 +136,8 @@ def skeleton(
         source.append(f"  function: {quoted(site.raised_in)}")
     if site.conditions:
         source += ["  conditions:", *(f"    - {quoted(c)}" for c in site.conditions)]
+    if site.through:
+        source += ["  through:", *(f"    - {quoted(name)}" for name in site.through)]
     if places:
         source.append("  also_raised_at:")
         for place in places:
@@ -145,6 +147,8 @@ def skeleton(
         trigger = f"Its message is {entry}: raised where the class reports that key."
     else:
         trigger = markdown(raised_when(site.raised_in, site.conditions))
+        if site.made_by:
+            trigger += f" Its message is made by {code_span(site.made_by)}."
         if site.helper:
             trigger += f" It goes through {code_span(site.helper)}, which raises it."
     related_lines = ["related:", *(f'  - "{other}"' for other in related)] if related else []

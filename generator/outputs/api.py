@@ -64,6 +64,7 @@ def record_data(record: Record) -> dict[str, Any]:
             "snippet_file": snippet.file,
             **({"function": source.function} if source.function else {}),
             **({"conditions": list(source.conditions)} if source.conditions else {}),
+            **({"through": list(source.through)} if source.through else {}),
             **(
                 {"also_raised_at": [place._asdict() for place in source.also_raised_at]}
                 if source.also_raised_at

@@ -61,6 +61,8 @@ class Source:
     # what holds when the raise runs, as the code says it (see errpages.site.conditions).
     function: str = ""
     conditions: tuple[str, ...] = ()
+    # the functions its message goes through: the raise helper, the function that makes it
+    through: tuple[str, ...] = ()
     also_raised_at: tuple[Place, ...] = ()  # the other places raising it at the commit
 
     @property
