@@ -357,6 +357,49 @@ def test_a_message_reworded_in_its_class_or_function_is_found_and_one_alike_else
     assert rows[version]["new_message"] == "Could not determine the version for {package!r}."
 
 
+def test_a_raise_alike_in_another_function_is_the_records_only_if_it_keeps_its_words(
+    tmp_path: Path, make_content
+) -> None:  # type: ignore[no-untyped-def]
+    # As in pydantic 0.9 → 0.11: list_validator's raise is gone (it raises a class of its own
+    # now), and dict_validator's, beside it, reads much like it.
+    listed = "value is not a valid list"
+    validators = (
+        "def dict_validator(v):\n"
+        "    return dict(v)\n"
+        "\n"
+        "\n"
+        "def list_validator(v):\n"
+        "    if not isinstance(v, list):\n"
+        '        raise TypeError("value is not a valid list")\n'
+        "    return v\n"
+    )
+    repo, content = scanned_project(tmp_path, make_content, {"pkg/validators.py": validators})
+    repo.write(
+        "pkg/validators.py",
+        "def dict_validator(v):\n"
+        "    if not isinstance(v, dict):\n"
+        '        raise TypeError(f"value is not a valid dict, got {type(v)}")\n'
+        "    return v\n"
+        "\n"
+        "\n"
+        "def list_validator(v):\n"
+        "    return list(v)\n",
+    )
+    repo.commit("list_validator converts")
+    assert rows_by_message(content, repo)[listed]["status"] == "removed"
+    # Moved to another function with its words, and more, it is the record's.
+    repo.write(
+        "pkg/validators.py",
+        "def sequence_validator(v):\n"
+        "    if not isinstance(v, list):\n"
+        '        raise TypeError(f"Value is not a valid list, got {type(v)}")\n'
+        "    return v\n",
+    )
+    head = repo.commit("one validator")
+    row = rows_by_message(content, repo)[listed]
+    assert (row["status"], row["now"]) == ("changed", f"pkg/validators.py:3@{head[:10]}")
+
+
 def test_a_raise_found_elsewhere_by_words_that_follow_escapes(tmp_path: Path, make_content) -> None:  # type: ignore[no-untyped-def]
     """Files are picked by the words of the record's message, found once per file: a word
     right after `\\n` or `\\t` in the code is a word all the same."""

@@ -55,12 +55,15 @@ from errpages.site.model import Place, Record
 # of their words (and placeholders, and punctuation) that they have in common, in order
 # (difflib's ratio over the words); in the record's own file, and in another file of the
 # commit, where many more raises could look alike by chance. Outside the class or function
-# of the module that the record's raise is in, a reworded message also keeps the record's
-# longest word (`fraction` in "Input is not a valid fraction", which "Input is not a valid
-# path" does not): "{value!r} is not {choice}." in `Choice` is not "{name} {filename!r} is
-# not executable." in `Path`, however alike their shapes.
+# of the module that the record's raise is in, a reworded message also keeps three in four
+# of the record's words of four letters or more (`"Option {name!r} requires an argument."`
+# of `"{opt} option requires an argument"`), and one at least: "value is not a valid
+# list" in `list_validator` is not "value is not a valid dict" in `dict_validator`, nor
+# "{value!r} is not {choice}." in `Choice` "{name} {filename!r} is not executable." in
+# `Path`, however alike their shapes.
 CHANGED_SIMILARITY = 0.6
 CHANGED_SIMILARITY_ELSEWHERE = 0.75
+WORDS_KEPT = 0.75
 PROBE_WORDS = 6
 
 
@@ -138,7 +141,7 @@ class Wanted:
     exception: str
     message: str  # canonical template
     words: tuple[str, ...]  # its words, for `similarity`
-    keyword: str | None  # its longest word: a message reworded elsewhere still has it
+    terms: frozenset[str]  # its words of four letters or more, case folded
     scope: str  # the classes and function it is in
     names: tuple[str, ...]  # its placeholders' names, sorted: a rewording in place keeps them
     built: bool = False  # its message is built by the class raised (its words are not there)
@@ -148,14 +151,13 @@ class Wanted:
         cls, message: str, exception: str, line: int, path: str | None, site: RaiseSite | None
     ) -> Wanted:
         message = canonical(message)
-        longest = sorted(WORD_RE.findall(message), key=lambda word: (-len(word), word))
         return cls(
             path,
             line,
             exception,
             message,
             tuple(TOKEN_RE.findall(message)),
-            next(iter(longest), None),
+            folded_terms(message),
             site.scope if site else "",
             placeholders(site.template) if site else (),
             bool(site and site.built_by),
@@ -185,7 +187,7 @@ def candidates(
             else:
                 tier, ratio = 2, similarity(wanted.words, words, floor)
                 within = place == 0 and outermost(site.scope) == outermost(wanted.scope)
-                kept = within or (wanted.keyword is not None and wanted.keyword in words)
+                kept = within or keeps_terms(wanted.terms, words)
                 if ratio < floor or not kept:
                     if not (place == 0 and reworded_in_place(wanted, site)):
                         continue
@@ -193,6 +195,16 @@ def candidates(
             distance = abs(site.line - wanted.line) if place == 0 else 0
             found.append(Candidate(index, path, site, tier, place == 1, ratio, distance))
     return found
+
+
+def folded_terms(message: str) -> frozenset[str]:
+    return frozenset(word.casefold() for word in WORD_RE.findall(message))
+
+
+def keeps_terms(terms: frozenset[str], words: tuple[str, ...]) -> bool:
+    """Whether a message with these words keeps enough of the record's to be it reworded."""
+    kept = terms.intersection(word.casefold() for word in words)
+    return bool(kept) and len(kept) >= WORDS_KEPT * len(terms)
 
 
 def outermost(scope: str) -> str:

@@ -149,7 +149,6 @@ class ModuleScan:
     pending: tuple[Pending, ...]
     classes: tuple[ExceptionClass, ...]
     helpers: tuple[Helper, ...]
-    defined: frozenset[str] = frozenset()  # the classes and functions of its top level
 
     def needs(self) -> frozenset[str]:
         """The names of the classes and functions its pending raises wait on."""
@@ -1397,7 +1396,6 @@ def scan_module(source: str, settings: ScanSettings | None = None) -> ModuleScan
         tuple(scanner.pending),
         tuple(scanner.classes),
         tuple(scanner.helpers),
-        frozenset(node.name for node in tree.body if isinstance(node, SCOPE_NODES)),
     )
 
 
