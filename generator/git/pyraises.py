@@ -1067,13 +1067,14 @@ def defined_functions(
 
 
 def own_nodes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[ast.AST]:
-    """The nodes of a function's body, its nested functions, classes and lambdas left out."""
-    pending: list[ast.AST] = list(function.body)
+    """The nodes of a function's body in source order, its nested functions, classes and
+    lambdas left out."""
+    pending: list[ast.AST] = list(reversed(function.body))
     while pending:
         node = pending.pop()
         yield node
         if not isinstance(node, (*SCOPE_NODES, ast.Lambda)):
-            pending.extend(ast.iter_child_nodes(node))
+            pending += reversed(list(ast.iter_child_nodes(node)))
 
 
 # Tables of error messages: a class attribute named like these, a dict of literal keys to
