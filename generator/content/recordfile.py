@@ -33,8 +33,10 @@ def update_source(
     code_says: dict[str, Any],
 ) -> str:
     """Point a record's source at a pinned snippet file, and set the fields the code says
-    (`function`, `conditions`, `through`, `also_raised_at`) where the record has them (a `function` the
-    code no longer names removed); return the new text (not yet written)."""
+    (`function`, `conditions`, `also_raised_at`) where the record has them (a `function` the
+    code no longer names removed), and `through` wherever the code has one (and nowhere
+    else), as `check` needs it to take a call for the raise; return the new text (not yet
+    written)."""
     yaml = round_trip()
     data: Any = yaml.load(text)
     source = data.get("source")
@@ -51,9 +53,10 @@ def update_source(
         "commit": DoubleQuotedScalarString(commit),
     }
     values |= {key: value for key, value in code_says.items() if key in source}
+    values["through"] = code_says.get("through") or ""
     for key, value in values.items():
-        if value == "":  # the code names no function now: the one named before goes
-            del source[key]
+        if value == "":  # the code names none now: the one named before goes
+            source.pop(key, None)
         elif key in source:
             source[key] = value
         else:
