@@ -703,14 +703,38 @@ class GenerateJsonSchema:
         raise TypeError(f"Cannot generate a JsonSchema for {error_info}")
 """
 
+FASTAPI_SECURITY = """\
+class HTTPException(Exception):
+    pass
+
+
+class HTTPBase:
+    def make_not_authenticated_error(self):
+        return HTTPException(status_code=401, detail="Not authenticated", headers={})
+
+    def make_headers(self):
+        return {"WWW-Authenticate": "Basic"}
+
+
+class HTTPBasic(HTTPBase):
+    def __call__(self, authorization):
+        if not authorization:
+            raise self.make_not_authenticated_error()
+        if authorization == "-":
+            raise self.make_headers()
+        raise errors.unknown()
+"""
+
 
 def test_a_message_a_function_of_the_module_makes_is_found_and_checked_at_its_call(
     tmp_path: Path, make_content
 ) -> None:  # type: ignore[no-untyped-def]
     # click's Choice (8.2): the message its users see most is made by a method and raised
-    # through a helper; pydantic's helper makes its message around the argument given.
+    # through a helper; pydantic's helper makes its message around the argument given;
+    # fastapi's "Not authenticated" is an exception a method of a base class makes.
     repo = GitRepo(tmp_path / "project")
     repo.write("pkg/types.py", CLICK_TYPES)
+    repo.write("pkg/security.py", FASTAPI_SECURITY)
     repo.write("pkg/json_schema.py", PYDANTIC_SCHEMA)
     repo.commit("first")
     content = make_content({})
@@ -725,9 +749,14 @@ def test_a_message_a_function_of_the_module_makes_is_found_and_checked_at_its_ca
             "pkg/json_schema.py",
             3,
         ),
+        "Not authenticated": ("HTTPException", "pkg/security.py", 16),
     }
     skipped = {(s["path"], s["line"]): s["reason"] for s in summary["skipped_sites"]}
     assert skipped[("pkg/types.py", 43)] == "message is not built from string literals"
+    assert skipped[("pkg/security.py", 18)] == (
+        "HTTPBase.make_headers returns no exception class with a message"
+    )
+    assert skipped[("pkg/security.py", 19)] == "not an exception class (a CapWords name)"
     records = drafts(content)
     choice = records["{value!r} is not one of {choices}."]
     assert choice["source"]["through"] == ["ParamType.fail", "Choice.invalid_choice_message"]
@@ -736,6 +765,9 @@ def test_a_message_a_function_of_the_module_makes_is_found_and_checked_at_its_ca
         "`Choice.invalid_choice_message`. It goes through `ParamType.fail`, which raises it."
     )
     assert records["no {kind} widget"]["source"]["through"] == ["describe"]
+    assert records["Not authenticated"]["source"]["through"] == [
+        "HTTPBase.make_not_authenticated_error"
+    ]
     schema = records["Cannot generate a JsonSchema for core_schema.CallableSchema"]
     assert schema["source"]["through"] == ["GenerateJsonSchema.handle_invalid"]
     # drift follows them; `check` takes each call as the raise, and still warns of a line

@@ -654,6 +654,11 @@ class _Scanner:
         self.built: dict[int, list[str]] = {}  # the messages each class builds, by id
         self.imported: dict[str, str] = {}  # name -> the module `from … import` took it from
         self.defined = defined_functions(module)
+        self.bases = {
+            node.name: [name for name in map(last_name, node.bases) if name]
+            for node in ast.walk(module)
+            if isinstance(node, ast.ClassDef)
+        }
         self.made_by: dict[int, str] = {}  # by statement: the function that made its message
 
     def scan(self, statements: list[ast.stmt], scope: ast.AST) -> None:
@@ -752,7 +757,9 @@ class _Scanner:
             return
         name = exception_name(call)
         if name is None:
-            self.skipped.append(Skipped(node.lineno, "not an exception class (a CapWords name)"))
+            reason = self.visit_factory(node, call)
+            if reason:
+                self.skipped.append(Skipped(node.lineno, reason))
             return
         messages = message_candidates(call, self.settings.arguments.get(name))
         reason = self.add(node, name, messages, self.conditions)
@@ -763,6 +770,29 @@ class _Scanner:
             self.pending.append(pending)
         elif reason:
             self.skipped.append(Skipped(node.lineno, reason))
+
+    def visit_factory(self, node: ast.Raise, call: ast.Call) -> str:
+        """A raise of what a function of this module returns (`raise self.not_authenticated()`
+        where it returns `HTTPException(401, detail="Not authenticated")`): a raise of each
+        class it returns, with the message given as written there (a variable not followed);
+        or why it is none."""
+        factory = self.module_function(call)
+        if factory is None:
+            return "not an exception class (a CapWords name)"
+        title, function = factory
+        reason = f"{title} returns no exception class with a message"
+        for returned in returned_values(function):
+            if not isinstance(returned, ast.Call):
+                continue
+            name = exception_name(returned)
+            if name is None or last_name(returned.func) != name:  # a class called, not made
+                continue
+            messages = message_candidates(returned, self.settings.arguments.get(name))
+            written = [m for m in messages if template_variable(m) is None]
+            self.made_by[id(node)] = title
+            if written and not self.add(node, name, written, self.conditions):
+                reason = ""
+        return reason
 
     def visit_assert(self, node: ast.Assert) -> None:
         if node.msg is None:
@@ -984,36 +1014,38 @@ class _Scanner:
     def forms(self, node: ast.stmt, message: ast.expr, seen: tuple[str, ...]) -> list[ast.expr]:
         """A message's forms (an `ngettext` call's: two); for a call of a function of this
         module that returns messages (`self.invalid_message(value)`), those it returns."""
-        made = self.message_function(message)
+        made = self.module_function(message)
         if made is None or made[0] in seen:
             return translated_forms(message, self.settings.translations)
         title, function = made
         self.made_by[id(node)] = title
-        returned = (n.value for n in own_nodes(function) if isinstance(n, ast.Return) and n.value)
+        returned = returned_values(function)
         return [form for value in returned for form in self.forms(node, value, (*seen, title))]
 
-    def message_function(
-        self, message: ast.expr
+    def module_function(
+        self, call: ast.expr
     ) -> tuple[str, ast.FunctionDef | ast.AsyncFunctionDef] | None:
-        """The function of this module a message is the value of a call of (`describe(x)`,
-        `self.describe(x)`), with its title, when it returns a value and yields none."""
-        if not isinstance(message, ast.Call):
+        """The function of this module an expression is a call of (`describe(x)`,
+        `self.describe(x)`, a method of the receiver's class or of its bases here), with
+        its title, when it returns a value and yields none."""
+        if not isinstance(call, ast.Call):
             return None
-        called = message.func
+        called = call.func
         if isinstance(called, ast.Name):
-            owner, name = "", called.id
-        elif isinstance(called, ast.Attribute):
-            owner, name = self.receiver_class(called), called.attr
-            if not owner:
-                return None
+            owners, name = [""], called.id
+        elif isinstance(called, ast.Attribute) and (owner := self.receiver_class(called)):
+            owners, name = [owner], called.attr
         else:
             return None
-        function = self.defined.get((owner, name))
-        if function is None or any(
-            isinstance(n, (ast.Yield, ast.YieldFrom)) for n in own_nodes(function)
-        ):
-            return None
-        return (f"{owner}.{name}" if owner else name), function
+        while owners:  # the class, then its bases, nearest first
+            owner = owners.pop(0)
+            function = self.defined.get((owner, name))
+            if function is not None:
+                if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in own_nodes(function)):
+                    return None
+                return (f"{owner}.{name}" if owner else name), function
+            owners += self.bases.get(owner, [])
+        return None
 
     def add(
         self,
@@ -1064,6 +1096,11 @@ def defined_functions(
         if isinstance(owner, ast.ClassDef):
             found.update(((owner.name, f.name), f) for f in owner.body if isinstance(f, functions))
     return found
+
+
+def returned_values(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.expr]:
+    """What a function returns, each `return` in source order."""
+    return [n.value for n in own_nodes(function) if isinstance(n, ast.Return) and n.value]
 
 
 def own_nodes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[ast.AST]:
