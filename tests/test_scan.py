@@ -217,6 +217,29 @@ def test_python_2_code_is_read_at_its_own_lines() -> None:
     assert python_module(conflicted, "pkg/widgets.py", ScanSettings())[0] is None
 
 
+def test_code_from_before_async_was_a_keyword_is_read_at_its_own_lines() -> None:
+    # aiohttp 0.1–2.3 (Python 3.4 and 3.5): `asyncio.async(…)`, and `async` as a name.
+    source = (
+        "import asyncio\n"
+        "ensure_future = asyncio.async\n"
+        "def start(loop, coro, async=False):\n"
+        "    runner = asyncio.async(coro, loop=loop)\n"
+        "    if runner is None:\n"
+        '        raise RuntimeError("runner did not start")\n'
+        "async def stop(runner):\n"
+        "    async with runner:\n"
+        "        await (runner.close())\n"
+        '    raise ValueError("stopped twice")\n'
+    )
+    module, problem = python_module(source, "pkg/worker.py", ScanSettings())
+    assert problem == "" and module is not None
+    sites, _ = resolved(module, Library([module]))
+    assert [(s.line, s.template) for s in sites] == [
+        (6, "runner did not start"),
+        (10, "stopped twice"),
+    ]
+
+
 def test_a_message_built_in_steps_is_one_message() -> None:
     """Assignments on the way to the raise replace what the variable held, those in a branch
     add a message, and one that reads the variable joins onto each message it held."""

@@ -1,5 +1,6 @@
-"""Python 2 code read by Python 3's parser: an old release's file (`except ValueError, e:`,
-`raise KeyError, "no such key"`, `print "…"`) rewritten token by token, each token kept on
+"""Old Python code read by today's parser: an old release's file in Python 2 (`except
+ValueError, e:`, `raise KeyError, "no such key"`, `print "…"`), or from before `async` and
+`await` were keywords (`asyncio.async(coro)`), rewritten token by token, each token kept on
 its line, so that its raises are found at their own lines with their own messages. Only
 what keeps such a file from parsing is rewritten; what the code means otherwise may not
 be kept (`print >>f, x` reads as `print(f, x)`)."""
@@ -28,6 +29,8 @@ Position = tuple[int, int]  # (line, column), as tokenize gives them
 Edit = tuple[Position, Position, str]  # replace from start to end with the text
 
 LONG = ("l", "L")  # the suffix of a long integer (`10L`)
+KEYWORDS_NOW = ("async", "await")  # names before Python 3.7
+ASYNC_STATEMENTS = ("def", "for", "with")  # what `async` is followed by as a keyword
 # Statements whose `:` at the top level ends a header a statement may follow on its line
 # (`if not ok: raise ValueError, "bad"`)
 HEADERS = frozenset(
@@ -61,10 +64,12 @@ def python3_source(source: str) -> str | None:
 
 
 def literal_edits(tokens: list[TokenInfo]) -> list[Edit]:
-    """`0755` → `0o755`, `10L` → `10`, `ur"…"` → `r"…"`, `` `x` `` → `repr(x)`, `<>` → `!=`."""
+    """`0755` → `0o755`, `10L` → `10`, `ur"…"` → `r"…"`, `` `x` `` → `repr(x)`, `<>` → `!=`,
+    `asyncio.async(…)` → `asyncio.async_(…)`."""
     edits: list[Edit] = []
     backticks = 0
-    for before, token in itertools.pairwise(tokens):
+    following = [*tokens[2:], tokens[-1]]  # each token's next but one (the last: itself)
+    for before, token, after in zip(tokens, tokens[1:], following, strict=False):
         joined, pair = before.end == token.start, (before.string, token.string)
         if joined and before.type == NUMBER and token.type == NUMBER and before.string == "0":
             edits.append((before.start, before.end, "0o"))
@@ -74,6 +79,15 @@ def literal_edits(tokens: list[TokenInfo]) -> list[Edit]:
             edits.append((before.start, before.end, "r"))
         elif joined and pair == ("<", ">"):
             edits.append((before.start, token.end, "!="))
+        elif (
+            token.type == NAME
+            and token.string in KEYWORDS_NOW
+            and (
+                before.string == "."
+                or (token.string == "async" and after.string not in ASYNC_STATEMENTS)
+            )
+        ):
+            edits.append((token.end, token.end, "_"))
         elif token.type == ERRORTOKEN and token.string == "`":
             edits.append((token.start, token.end, ")" if backticks % 2 else "repr("))
             backticks += 1
