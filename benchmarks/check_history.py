@@ -11,11 +11,12 @@
    it); or the line says `raise X` and the words are in the definition of class X in that
    release (a message the class builds).
 2. Every pair not listed: `git grep -F` of the record's longest literal run (20 characters
-   or more, with a space, on one source line) in that release's Python files (tests and
-   docs left out), in a string and not in a comment. A hit is a miss unless another record
-   of the history claims a raise within 15 lines of it in that release, or it is in the
-   definition of a class that such a raise raises (a message the class builds), or the
-   history said that file could not be parsed there (Python 2 syntax).
+   or more, with a space, on one source line) in that release's Python files (tests, docs,
+   examples and benchmarks left out, as scan leaves them), in a string and not in a
+   comment. A hit is a miss unless another record of the history claims a raise within 15
+   lines of it in that release, or it is in the definition of a class that such a raise
+   raises (a message the class builds), or the history said that file could not be parsed
+   there.
 
 Prints the counts and the first examples of each kind.
 """
@@ -31,8 +32,9 @@ from pathlib import Path
 from typing import Any
 
 PLACEHOLDER_RE = re.compile(r"\{\{|\}\}|\{[^{}]*\}")
-# Two string literals joined across a line (`"…return"` then `f"character…"`): one text.
-JOINED_RE = re.compile(r"[\"']\s*\n\s*[rRbBuUfF]{0,2}[\"']")
+# Two string literals joined, on one line or across one (`"…return"` then
+# `f"character…"`): one text.
+JOINED_RE = re.compile(r"[\"']\s*[rRbBuUfF]{0,2}[\"']")
 
 
 def main(repo_dir: str, history_file: str) -> None:
@@ -104,6 +106,8 @@ def main(repo_dir: str, history_file: str) -> None:
             ":!tests",
             ":!test*",
             ":!docs",
+            ":!examples",
+            ":!benchmarks",
         )
         hits: dict[str, list[tuple[str, int]]] = defaultdict(list)
         for line in out.splitlines():
