@@ -240,6 +240,28 @@ def test_code_from_before_async_was_a_keyword_is_read_at_its_own_lines() -> None
     ]
 
 
+def test_a_default_message_is_the_message() -> None:
+    # aiohttp's http_exceptions: a message given, or else the class's own.
+    source = (
+        "class BadStatusLine(Exception):\n"
+        '    def __init__(self, line="", error=None):\n'
+        '        super().__init__(error or f"Bad status line {line!r}")\n'
+        "class BadHttpMethod(BadStatusLine):\n"
+        '    def __init__(self, line="", error=None):\n'
+        '        super().__init__(line, error or f"Bad HTTP method in status line {line!r}")\n'
+        "def parse(line, hint=None):\n"
+        "    if not line:\n"
+        "        raise BadHttpMethod(line) from None\n"
+        '    raise KeyError(hint or "no such key")\n'
+    )
+    sites, skipped = scan_source(source)
+    assert [(s.line, s.exception, s.template) for s in sites] == [
+        (9, "BadHttpMethod", "Bad HTTP method in status line {line!r}"),
+        (10, "KeyError", "no such key"),
+    ]
+    assert skipped == []
+
+
 def test_a_message_built_in_steps_is_one_message() -> None:
     """Assignments on the way to the raise replace what the variable held, those in a branch
     add a message, and one that reads the variable joins onto each message it held."""
