@@ -241,7 +241,7 @@ def test_code_from_before_async_was_a_keyword_is_read_at_its_own_lines() -> None
 
 
 def test_a_default_message_is_the_message() -> None:
-    # aiohttp's http_exceptions: a message given, or else the class's own.
+    # aiohttp's http_exceptions and resolver: a message given, or else a default.
     source = (
         "class BadStatusLine(Exception):\n"
         '    def __init__(self, line="", error=None):\n'
@@ -253,11 +253,15 @@ def test_a_default_message_is_the_message() -> None:
         "    if not line:\n"
         "        raise BadHttpMethod(line) from None\n"
         '    raise KeyError(hint or "no such key")\n'
+        "def resolve(exc):\n"
+        '    msg = exc.args[1] if len(exc.args) >= 1 else "DNS lookup failed"\n'
+        "    raise OSError(None, msg) from exc\n"
     )
     sites, skipped = scan_source(source)
     assert [(s.line, s.exception, s.template) for s in sites] == [
         (9, "BadHttpMethod", "Bad HTTP method in status line {line!r}"),
         (10, "KeyError", "no such key"),
+        (13, "OSError", "DNS lookup failed"),
     ]
     assert skipped == []
 

@@ -1014,9 +1014,13 @@ class _Scanner:
     def forms(self, node: ast.stmt, message: ast.expr, seen: tuple[str, ...]) -> list[ast.expr]:
         """A message's forms (an `ngettext` call's: two); for a call of a function of this
         module that returns messages (`self.invalid_message(value)`), those it returns; for
-        a message given or a default (`error or f"Bad status line {line!r}"`), each."""
+        a message given or a default (`error or f"Bad status line {line!r}"`, `exc.args[1]
+        if exc.args else "DNS lookup failed"`), each."""
         if isinstance(message, ast.BoolOp) and isinstance(message.op, ast.Or):
             return [form for value in message.values for form in self.forms(node, value, seen)]
+        if isinstance(message, ast.IfExp):
+            branches = (message.body, message.orelse)
+            return [form for value in branches for form in self.forms(node, value, seen)]
         made = self.module_function(message)
         if made is None or made[0] in seen:
             return translated_forms(message, self.settings.translations)
