@@ -628,7 +628,8 @@ def statement_span(node: ast.stmt) -> tuple[int, int]:
 
 
 SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)  # what `RaiseSite.scope` names
-Scope = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+Scope = FunctionNode | ast.ClassDef
 
 
 class _Scanner:
@@ -653,12 +654,7 @@ class _Scanner:
         self.helpers: list[Helper] = []
         self.built: dict[int, list[str]] = {}  # the messages each class builds, by id
         self.imported: dict[str, str] = {}  # name -> the module `from … import` took it from
-        self.defined = defined_functions(module)
-        self.bases = {
-            node.name: [name for name in map(last_name, node.bases) if name]
-            for node in ast.walk(module)
-            if isinstance(node, ast.ClassDef)
-        }
+        self.defined, self.bases = definitions(module)
         self.made_by: dict[int, str] = {}  # by statement: the function that made its message
 
     def scan(self, statements: list[ast.stmt], scope: ast.AST) -> None:
@@ -1029,9 +1025,7 @@ class _Scanner:
         returned = returned_values(function)
         return [form for value in returned for form in self.forms(node, value, (*seen, title))]
 
-    def module_function(
-        self, call: ast.expr
-    ) -> tuple[str, ast.FunctionDef | ast.AsyncFunctionDef] | None:
+    def module_function(self, call: ast.expr) -> tuple[str, FunctionNode] | None:
         """The function of this module an expression is a call of (`describe(x)`,
         `self.describe(x)`, a method of the receiver's class or of its bases here), with
         its title, when it returns a value and yields none."""
@@ -1091,26 +1085,35 @@ class _Scanner:
         )
 
 
-def defined_functions(
+def definitions(
     module: ast.Module,
-) -> dict[tuple[str, str], ast.FunctionDef | ast.AsyncFunctionDef]:
+) -> tuple[dict[tuple[str, str], FunctionNode], dict[str, list[str]]]:
     """The module's functions, by the class they are methods of ("" for a function of the
-    module) and name."""
-    found: dict[tuple[str, str], ast.FunctionDef | ast.AsyncFunctionDef] = {}
-    functions = (ast.FunctionDef, ast.AsyncFunctionDef)
-    found.update((("", f.name), f) for f in module.body if isinstance(f, functions))
-    for owner in ast.walk(module):
-        if isinstance(owner, ast.ClassDef):
-            found.update(((owner.name, f.name), f) for f in owner.body if isinstance(f, functions))
-    return found
+    module) and name; and each class's bases, by name. Statements only are read."""
+    functions: dict[tuple[str, str], FunctionNode] = {}
+    bases: dict[str, list[str]] = {}
+    pending: list[tuple[str | None, list[ast.stmt]]] = [("", module.body)]  # None: in a def
+    while pending:
+        owner, body = pending.pop()
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                bases[node.name] = [name for name in map(last_name, node.bases) if name]
+                pending.append((node.name, node.body))
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if owner is not None:
+                    functions[owner, node.name] = node
+                pending.append((None, node.body))
+            else:
+                pending += [(owner, inner) for inner in inner_bodies(node)]
+    return functions, bases
 
 
-def returned_values(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.expr]:
+def returned_values(function: FunctionNode) -> list[ast.expr]:
     """What a function returns, each `return` in source order."""
     return [n.value for n in own_nodes(function) if isinstance(n, ast.Return) and n.value]
 
 
-def own_nodes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[ast.AST]:
+def own_nodes(function: FunctionNode) -> Iterator[ast.AST]:
     """The nodes of a function's body in source order, its nested functions, classes and
     lambdas left out."""
     pending: list[ast.AST] = list(reversed(function.body))
