@@ -9,7 +9,8 @@
    one), and the line says `raise` or `assert`, or calls a function that release defines
    (a raise helper), or is an entry of a table of error messages (`error_messages` above
    it); or the line says `raise X` and the words are in the definition of class X in that
-   release (a message the class builds).
+   release (a message the class builds); or the line raises or asserts with a name the
+   module assigns once, at its top level, to a text with the words (`MESSAGE = "…"`).
 2. Every pair not listed: `git grep -F` of the record's longest literal run (20 characters
    or more, with a space, on one source line) in that release's Python files (tests, docs,
    examples and benchmarks left out, as scan leaves them), in a string and not in a
@@ -67,7 +68,7 @@ def main(repo_dir: str, history_file: str) -> None:
             if any(w not in near for w in words) and all(w in wide for w in words):
                 from_variable += 1
             release = commits[pair["release"]]
-            kind = how_raised(said, words, wide, lines[max(0, at - 40) : at], release, git)
+            kind = how_raised(said, words, wide, lines, at, release, git)
             kinds[kind] += 1
             if kind == "":
                 bad += 1
@@ -147,14 +148,23 @@ files: dict[tuple[str, str], list[str]] = {}
 
 
 def how_raised(
-    said: str, words: list[str], wide: str, above: list[str], commit: str, git: Any
+    said: str, words: list[str], wide: str, lines: list[str], at: int, commit: str, git: Any
 ) -> str:
     """How the line raises the message, as git shows it: "" when it does not."""
     here = all(w in wide for w in words)
-    if here and re.search(r"\b(raise|assert)\b", said):
+    raises = re.search(r"\b(raise|assert)\b", said)
+    if here and raises:
         return "at a raise"
+    above = lines[max(0, at - 40) : at]
     if here and TABLE_ENTRY_RE.match(said) and any("error_messages" in a for a in above):
         return "a table's entry"
+    for name in CONSTANT_RE.findall(said) if raises else []:  # `MESSAGE = "…"` of the module
+        assigned = [n for n, line in enumerate(lines) if line.startswith(f"{name} =")]
+        text = (
+            JOINED_RE.sub("", "\n".join(lines[assigned[0] : assigned[0] + 5])) if assigned else ""
+        )
+        if len(assigned) == 1 and all(w in text for w in words):
+            return "a module constant"
     for name in CALL_RE.findall(said):  # a helper's own words are in its definition
         helper = defined(git, commit, "def", name)
         if helper and "raise" in helper and all(w in wide or w in helper for w in words):
@@ -166,6 +176,7 @@ def how_raised(
 
 
 CLASS_LINE_RE = re.compile(r"^\s*class\s+(\w+)")
+CONSTANT_RE = re.compile(r"\b[A-Z][A-Z0-9_]{2,}\b")
 raised_classes: dict[str, set[str]] = {}
 
 
