@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 from pathlib import Path
 
 import yaml
@@ -264,6 +265,33 @@ def test_a_default_message_is_the_message() -> None:
         (13, "OSError", "DNS lookup failed"),
     ]
     assert skipped == []
+
+
+def test_classes_that_are_their_own_bases_end_the_search_for_a_method() -> None:
+    # Untrusted code: `class A(A)` redefines an imported name; two classes name each other.
+    source = (
+        "class A(A):\n"
+        "    def f(self):\n"
+        "        raise self.g()\n"
+        "class B(C):\n"
+        "    def f(self):\n"
+        "        raise KeyError(self.message())\n"
+        "class C(B):\n"
+        "    pass\n"
+    )
+
+    def endless(*_: object) -> None:
+        raise TimeoutError("the search for a method did not end")
+
+    previous = signal.signal(signal.SIGALRM, endless)
+    signal.alarm(10)
+    try:
+        sites, skipped = scan_source(source)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert sites == []
+    assert [s.line for s in skipped] == [3, 6]
 
 
 def test_a_message_built_in_steps_is_one_message() -> None:

@@ -1038,8 +1038,12 @@ class _Scanner:
             owners, name = [owner], called.attr
         else:
             return None
-        while owners:  # the class, then its bases, nearest first
+        seen: set[str] = set()
+        while owners:  # the class, then its bases, nearest first (each once: `class A(A)`)
             owner = owners.pop(0)
+            if owner in seen:
+                continue
+            seen.add(owner)
             function = self.defined.get((owner, name))
             if function is not None:
                 if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in own_nodes(function)):
