@@ -617,6 +617,11 @@ def import_string(import_name):
         return __import__(import_name)
     except ImportError as e:
         raise ImportStringError(import_name, e).with_traceback(sys.exc_info()[2]) from None
+
+
+def parse_set(parser, stream):
+    parser.fail("expected an assignment")
+    stream.fail("not a parser: its class is not known")
 """
 
 
@@ -641,6 +646,8 @@ def test_a_helper_that_raises_the_class_its_caller_names_and_a_raise_with_its_tr
         "star imports are not supported here": ("TemplateAssertionError", "pkg/parser.py", 25),
         "unclosed translation block": ("TemplateSyntaxError", "pkg/ext.py", 15),
         "import_string() failed for {import_name!r}": ("ImportStringError", "pkg/ext.py", 22),
+        # code older than its annotations names a parameter after its class
+        "expected an assignment": ("TemplateSyntaxError", "pkg/ext.py", 26),
     }
     skipped = {(s["path"], s["line"]): s["reason"] for s in summary["skipped_sites"]}
     assert skipped[("pkg/parser.py", 26)] == "raised through Parser.fail with a class not named"

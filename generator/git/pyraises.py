@@ -137,6 +137,9 @@ class Pending:
     # each keyword argument
     classes: tuple[str, ...] = ()
     keyword_classes: tuple[tuple[str, str], ...] = ()
+    # for a call of a method whose receiver's class is not known, the receiver's name
+    # (`parser` of `parser.fail(…)`, a parameter of code older than its annotations)
+    receiver: str = ""
 
 
 @dataclass(frozen=True)
@@ -479,6 +482,24 @@ def last_name(node: ast.expr) -> str | None:
     return None
 
 
+def receiver_name(function: ast.expr) -> str:
+    """The plain name a method is called on (`parser` of `parser.fail(…)`), if it is one."""
+    if isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name):
+        return function.value.id
+    return ""
+
+
+CAP_WORD_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z0-9]+")
+
+
+def named_after(class_name: str, receiver: str) -> bool:
+    """Whether a variable's name is its class's last words (`reader` and `template_reader` of
+    `_TemplateReader`), as code names a parameter it does not annotate."""
+    words = [w.lower() for w in CAP_WORD_RE.findall(class_name)]
+    named = receiver.lower().split("_")
+    return all(named) and words[-len(named) :] == named
+
+
 def is_class_name(name: str) -> bool:
     return name.lstrip("_")[:1].isupper()
 
@@ -818,10 +839,11 @@ class _Scanner:
         if any(arguments) or any(found for _, found in keywords):
             site = self.site(node, "", "", self.conditions)
             owner = self.receiver_class(value.func)
+            receiver = "" if owner else receiver_name(value.func)
             classes = tuple(map(class_named, value.args))
             keyword_classes = tuple((k.arg, class_named(k.value)) for k in value.keywords if k.arg)
             pending = Pending(
-                site, name, owner, arguments, keywords, "", "", classes, keyword_classes
+                site, name, owner, arguments, keywords, "", "", classes, keyword_classes, receiver
             )
             self.pending.append(pending)
 
@@ -1213,15 +1235,20 @@ class Library:
                     return defined.templates
         return ()
 
-    def helper(self, name: str, owner: str) -> Helper | None:
-        """The raise helper a call names: a method of the receiver's class (or a base), or the
-        one function of that name."""
+    def helper(self, name: str, owner: str, receiver: str = "") -> Helper | None:
+        """The raise helper a call names: a method of the receiver's class (or a base), or of
+        the one class named after the receiver (`parser` → `Parser`), or the one function of
+        that name."""
         helpers = self.helpers.get(name, [])
         if owner:
             for ancestor in self.lineage(owner):
                 method = next((h for h in helpers if h.owner == ancestor), None)
                 if method is not None:
                     return method
+        if receiver:
+            methods = [h for h in helpers if h.owner and named_after(h.owner, receiver)]
+            if len(methods) == 1:
+                return methods[0]
         functions = [h for h in helpers if not h.owner]
         return functions[0] if len(functions) == 1 else None
 
@@ -1233,7 +1260,7 @@ class Library:
             if pending.reason:
                 found.append(self.built(pending.name, pending.origin))
             else:
-                found.append(self.helper(pending.name, pending.owner))
+                found.append(self.helper(pending.name, pending.owner, pending.receiver))
         return tuple(found)
 
 
@@ -1254,7 +1281,7 @@ def resolved(module: ModuleScan, library: Library) -> tuple[list[RaiseSite], lis
                 dataclasses.replace(site, template=t, built_by=pending.name) for t in templates
             ]
             continue
-        helper = library.helper(pending.name, pending.owner)
+        helper = library.helper(pending.name, pending.owner, pending.receiver)
         if helper is None:
             continue
         given = dict(pending.keywords).get(helper.parameter)
