@@ -900,3 +900,45 @@ def test_history_tells_the_release_whose_conditions_changed(tmp_path: Path, make
         "mode != 'decode'",
         "mode not in ('decode', 'mixed')",
     ]
+
+
+AIOHTTP_PROTOCOL = """\
+from .client_exceptions import ClientConnectionError, ClientPayloadError
+from .helpers import set_exception
+
+
+class ResponseHandler:
+    def connection_lost(self, exc):
+        if exc is not None:
+            self._closed.set_exception(ClientConnectionError(f"Connection lost: {exc!s}"))
+        if self._payload is not None:
+            message = f"Response payload is not completed: {exc!r}"
+            if not self.clean:
+                message = f"{message}. {self.error!r}"
+            set_exception(
+                self._payload,
+                ClientPayloadError(message),
+                exc,
+            )
+        self._waiter.set_exception(exc)
+        self._waiter.set_result(ValueError("a value, not raised"))
+"""
+
+
+def test_an_exception_set_on_a_future_is_raised_where_it_is_set(
+    tmp_path: Path, make_content
+) -> None:  # type: ignore[no-untyped-def]
+    # aiohttp's most searched-for error reaches its reader through the payload's future.
+    repo = GitRepo(tmp_path / "project")
+    repo.write("aiohttp/client_proto.py", AIOHTTP_PROTOCOL)
+    repo.commit("first")
+    content = make_content({})
+    scan_json(repo, content)
+    path = "aiohttp/client_proto.py"
+    assert raised_where(content) == {
+        "Connection lost: {exc!s}": ("ClientConnectionError", path, 8),
+        "Response payload is not completed: {exc!r}": ("ClientPayloadError", path, 13),
+        "Response payload is not completed: {exc!r}. {error!r}": ("ClientPayloadError", path, 13),
+    }
+    checked = run_cli("check", "--drafts", "--strict", "--content", str(content))
+    assert checked.exit_code == 0, checked.stderr

@@ -338,6 +338,11 @@ def test_a_message_built_in_steps_is_one_message() -> None:
         "def r(name):\n"
         "    template = 'no widget named {name!r}'\n"
         "    raise KeyError(template.format(name=name))\n"
+        "def s(x, error):\n"  # as aiohttp's connection_lost: the f-string reads the variable
+        '    msg = f"bad thing {x!r}"\n'
+        "    if error:\n"
+        '        msg = f"{msg}. {error!r}"\n'
+        "    raise ValueError(msg)\n"
     )
     sites, skipped = scan_source(source)
     assert [(s.line, s.template) for s in sites] == [
@@ -352,6 +357,8 @@ def test_a_message_built_in_steps_is_one_message() -> None:
         (34, "{error_type} '{status_code}' for '{url}' at {location}"),
         (37, "create_cookie() got unexpected keyword arguments: {value}"),
         (40, "no widget named {name!r}"),
+        (45, "bad thing {x!r}"),
+        (45, "bad thing {x!r}. {error!r}"),
     ]
     assert [(s.line, s.reason) for s in skipped] == [
         (16, "message is not built from string literals"),  # joined onto a parameter

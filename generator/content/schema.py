@@ -670,12 +670,14 @@ def unwritten_fields(record: Record) -> list[str]:
 
 
 RAISE_START_RE = re.compile(r"[ \t]*(?:raise|assert)\b")
+RAISING_WORDS = frozenset(["raise", "assert", "set_exception"])
 
 
 def raises_at_line(record: Record) -> bool:
-    """Whether a Python snippet's statement at `source.line` raises, asserts or passes the
-    record's message on (a warning record: warns), or names a function the record says its
-    message goes through; True for other languages, which are not looked into."""
+    """Whether a Python snippet's statement at `source.line` raises, asserts, sets a
+    future's exception or passes the record's message on (a warning record: warns), or names
+    a function the record says its message goes through; True for other languages, which
+    are not looked into."""
     snippet = record.source.snippet
     if snippet.language.lower() not in PYTHON_LANGUAGES:
         return True
@@ -691,7 +693,8 @@ def raises_at_line(record: Record) -> bool:
         return True
     if any(name.rsplit(".", 1)[-1] in words for name in record.source.through):
         return True
-    return "raise" in words or "assert" in words or passes_on(statement, record.message)
+    raises = not RAISING_WORDS.isdisjoint(words)
+    return raises or passes_on(statement, record.message)
 
 
 def passes_on(statement: Statement, message: str) -> bool:

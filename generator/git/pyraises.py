@@ -357,6 +357,11 @@ def fstring_template(node: ast.JoinedStr, names: _Names) -> str:
         if isinstance(value, ast.Constant):
             parts.append(escape_literal(str(value.value)))
         elif isinstance(value, ast.FormattedValue):
+            joined = isinstance(value.value, (ast.JoinedStr, ast.Constant))
+            inner = template_of(value.value, names) if joined else None
+            if inner is not None and value.conversion in (-1, ord("s")) and not value.format_spec:
+                parts.append(inner)  # a message built in steps: `f"{msg}. {detail}"`
+                continue
             conversion = chr(value.conversion) if value.conversion > 0 else ""
             spec = ""
             if isinstance(value.format_spec, ast.JoinedStr):
@@ -778,6 +783,10 @@ class _Scanner:
             if reason:
                 self.skipped.append(Skipped(node.lineno, reason))
             return
+        self.visit_raised(node, name, call)
+
+    def visit_raised(self, node: ast.stmt, name: str, call: ast.Call) -> None:
+        """The raise of an exception made at the statement: `name(…)`, or `name.factory(…)`."""
         messages = message_candidates(call, self.settings.arguments.get(name))
         reason = self.add(node, name, messages, self.conditions)
         if reason and last_name(call.func) == name:  # a constructor (not `X.factory(…)`): the
@@ -821,8 +830,9 @@ class _Scanner:
             self.skipped.append(Skipped(node.lineno, reason))
 
     def visit_statement(self, node: ast.Expr | ast.Return | ast.Assign) -> None:
-        """A call that may be of a raise helper (`self.fail(_("…"))`); in a class's
-        `__init__` or `__str__`, the message it builds."""
+        """A call that may be of a raise helper (`self.fail(_("…"))`), or that sets the
+        exception a future raises to whoever awaits it (`fut.set_exception(X("…"))`); in a
+        class's `__init__` or `__str__`, the message it builds."""
         value = node.value
         building = self.building()
         if building is not None:
@@ -830,6 +840,12 @@ class _Scanner:
         if not isinstance(value, ast.Call) or isinstance(node, ast.Assign):
             return
         name = last_name(value.func)
+        if name == "set_exception":  # the future's method, or a helper calling it
+            for argument in value.args:
+                raised = exception_name(argument) if isinstance(argument, ast.Call) else None
+                if isinstance(argument, ast.Call) and raised is not None:
+                    self.visit_raised(node, raised, argument)
+            return
         if name is None or is_class_name(name) or name.startswith("__") or not value.args:
             return
         arguments = tuple(self.argument_templates(node, a) for a in value.args)
