@@ -400,6 +400,59 @@ def test_a_raise_alike_in_another_function_is_the_records_only_if_it_keeps_its_w
     assert (row["status"], row["now"]) == ("changed", f"pkg/validators.py:3@{head[:10]}")
 
 
+def test_a_raise_that_was_beside_the_records_is_not_the_record_reworded_or_moved(
+    tmp_path: Path, make_content
+) -> None:  # type: ignore[no-untyped-def]
+    # As in tornado 2.1 → 2.2, read the other way: the template parser's comment branch and
+    # its raise are gone; the function's other raise of the same class and shape, whose
+    # draft the maintainer did not keep, was there beside it all along.
+    comment = "Missing end comment #}} on line {line}"
+    parser = (
+        "class ParseError(Exception):\n"
+        "    pass\n"
+        "\n"
+        "\n"
+        "def parse(reader, start, line):\n"
+        '    if start == "{{":\n'
+        '        end = reader.find("}}")\n'
+        "        if not reader.read(end).strip():\n"
+        '            raise ParseError(f"Empty expression on line {line}")\n'
+        "BRANCH"
+    )
+    branch = (
+        '    if start == "{#":\n'
+        '        if reader.find("#}") == -1:\n'
+        '            raise ParseError(f"Missing end comment #}} on line {line}")\n'
+    )
+    files = {"pkg/template.py": parser.replace("BRANCH", branch)}
+    repo, content = scanned_project(tmp_path, make_content, files)
+    record_of(content, "Empty expression on line {line}").unlink()
+    repo.write("pkg/template.py", parser.replace("BRANCH", ""))
+    repo.commit("comments are text")
+    assert rows_by_message(content, repo)[comment]["status"] == "removed"
+    # Reworded, it is the record's.
+    repo.write(
+        "pkg/template.py",
+        parser.replace("BRANCH", branch.replace("Missing end comment", "Comment not closed with")),
+    )
+    head = repo.commit("reworded")
+    row = rows_by_message(content, repo)[comment]
+    assert (row["status"], row["now"]) == ("changed", f"pkg/template.py:12@{head[:10]}")
+    # As in aiohttp 3.14: a new function's "Connection lost" is not the protocol's, of another
+    # class, which was raised beside it; the protocol's raise moved there would be.
+    lost = "def lost():\n    raise {}('Connection lost')\n"
+    repo.write("pkg/files.py", lost.format("ConnectionResetError"))
+    repo.write("pkg/protocol.py", "import os\n\n\n" + lost.format("ConnectionError"))
+    repo.commit("two errors")
+    run_cli("scan", str(repo.path), "--content", str(content), "--repo", "acme/proj")
+    for path in (content / "errors").rglob("*.yaml"):
+        if "pkg/protocol.py" in path.read_text():
+            path.unlink()
+    repo.write("pkg/files.py", "def lost():\n    return None\n")
+    repo.commit("files never lose the connection")
+    assert rows_by_message(content, repo)["Connection lost"]["status"] == "removed"
+
+
 def test_a_raise_found_elsewhere_by_words_that_follow_escapes(tmp_path: Path, make_content) -> None:  # type: ignore[no-untyped-def]
     """Files are picked by the words of the record's message, found once per file: a word
     right after `\\n` or `\\t` in the code is a word all the same."""

@@ -60,7 +60,10 @@ from errpages.site.model import Place, Record
 # of `"{opt} option requires an argument"`), and one at least: "value is not a valid
 # list" in `list_validator` is not "value is not a valid dict" in `dict_validator`, nor
 # "{value!r} is not {choice}." in `Choice` "{name} {filename!r} is not executable." in
-# `Path`, however alike their shapes.
+# `Path`, however alike their shapes. And a raise a file made as it is (message and class)
+# beside the record's, where that was last seen, is that other raise found again: never the
+# record's reworded, nor moved there with another class ("Missing end comment #}" gone from
+# tornado's parser is not its "Empty expression").
 CHANGED_SIMILARITY = 0.6
 CHANGED_SIMILARITY_ELSEWHERE = 0.75
 WORDS_KEPT = 0.75
@@ -144,11 +147,18 @@ class Wanted:
     terms: frozenset[str]  # its words of four letters or more, case folded
     scope: str  # the classes and function it is in
     names: tuple[str, ...]  # its placeholders' names, sorted: a rewording in place keeps them
+    seen: str  # the commit it was seen in, beside other raises
     built: bool = False  # its message is built by the class raised (its words are not there)
 
     @classmethod
     def of(
-        cls, message: str, exception: str, line: int, path: str | None, site: RaiseSite | None
+        cls,
+        message: str,
+        exception: str,
+        line: int,
+        path: str | None,
+        site: RaiseSite | None,
+        seen: str,
     ) -> Wanted:
         message = canonical(message)
         return cls(
@@ -160,8 +170,28 @@ class Wanted:
             folded_terms(message),
             site.scope if site else "",
             placeholders(site.template) if site else (),
+            seen,
             bool(site and site.built_by),
         )
+
+
+def raised_beside(code: Code, wanted: Wanted, path: str) -> dict[str, set[str]]:
+    """The messages a file raised where the raise wanted was seen, and the classes each was
+    raised with."""
+    try:
+        parsed = code.file(wanted.seen, path)
+    except (GitError, PinError):
+        return {}  # not there
+    raised: dict[str, set[str]] = {}
+    for site, template in zip(parsed.sites, parsed.templates, strict=True):
+        raised.setdefault(template, set()).add(site.exception)
+    return raised
+
+
+def found_again(site: RaiseSite, template: str, beside: dict[str, set[str]]) -> bool:
+    """Whether a raise is one the file raised as it is (message and class) beside the one
+    wanted, where that was seen: that raise found again, not the one wanted changed."""
+    return any(same_exception(site.exception, name) for name in beside.get(template, ()))
 
 
 def placeholders(template: str) -> tuple[str, ...]:
@@ -178,11 +208,16 @@ def candidates(
         place = 0 if path == wanted.path else 1
         floor = CHANGED_SIMILARITY if place == 0 else CHANGED_SIMILARITY_ELSEWHERE
         parsed = code.file(target, path)
+        beside: dict[str, set[str]] | None = None  # read when first needed
         for site, template, words in zip(parsed.sites, parsed.templates, parsed.words, strict=True):
             if (template == wanted.message) != exact:
                 continue
+            tier = 0 if exact and same_exception(wanted.exception, site.exception) else 1
+            if tier == 1 and (place == 1 or not exact):  # moved with another class, or reworded
+                beside = raised_beside(code, wanted, path) if beside is None else beside
+                if found_again(site, template, beside):
+                    continue
             if exact:
-                tier = 0 if same_exception(wanted.exception, site.exception) else 1
                 ratio = 1.0
             else:
                 tier, ratio = 2, similarity(wanted.words, words, floor)
@@ -406,7 +441,9 @@ def run_drift(
             looked_for.append(record)
             pinned_sites.append(site)
             source = record.source
-            wanted.append(Wanted.of(record.message, record.exception, source.line, path, site))
+            wanted.append(
+                Wanted.of(record.message, record.exception, source.line, path, site, commit)
+            )
         matches = match_raises(code, target, wanted)
         places = places_now(code, target, looked_for, wanted, matches)
         for index, record in enumerate(looked_for):

@@ -369,7 +369,7 @@ def looked_for(code: Code, item: Followed, target: str) -> Wanted:
     if not code.exists(target, was.path):
         moved = code.exists(item.at, was.path)
         path = code.renamed(item.at, target, was.path) if moved else None
-    return Wanted.of(was.message, was.exception, was.line, path, site)
+    return Wanted.of(was.message, was.exception, was.line, path, site, seen.commit)
 
 
 def site_at(code: Code, commit: str, found: Found) -> RaiseSite | None:
