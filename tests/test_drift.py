@@ -519,3 +519,21 @@ def test_a_message_built_in_a_variable_is_followed(tmp_path: Path, make_content)
     row = rows_by_message(content, repo)[message]
     assert row["status"] == "moved"
     assert row["now"] == f"pkg/urls.py:6@{head[:10]}"
+
+
+def test_the_docs_examples_and_benchmarks_do_not_raise_a_records_error(
+    tmp_path: Path, make_content
+) -> None:  # type: ignore[no-untyped-def]
+    # As in pydantic 2.4: a docs plugin's raise is not the library's, as scan leaves it out.
+    message = "heading with slug {slug!r} not found in {path}"
+    raising = f'def find(slug, path):\n    raise ValueError(f"{message}")\n'
+    repo, content = scanned_project(tmp_path, make_content, {"pkg/links.py": raising})
+    repo.write("pkg/links.py", "def find(slug, path):\n    return None\n")
+    for folder in ("docs/plugins", "examples", "benchmarks"):
+        repo.write(f"{folder}/links.py", raising)
+    repo.commit("only the docs look for headings")
+    assert rows_by_message(content, repo)[message]["status"] == "removed"
+    repo.write("pkg/headings.py", raising)
+    head = repo.commit("the library does again")
+    row = rows_by_message(content, repo)[message]
+    assert (row["status"], row["now"]) == ("moved", f"pkg/headings.py:2@{head[:10]}")

@@ -260,11 +260,6 @@ def top_packages(paths: Iterable[str]) -> frozenset[str]:
     return frozenset(found)
 
 
-def is_test_path(path: str) -> bool:
-    """A project's tests: in a `tests` folder, or named test_*.py, *_test.py or conftest.py."""
-    return left_out_kind(path) == "tests"
-
-
 # What a scan (and drift, looking for a raise elsewhere) leaves out, by the folder a file
 # is in: code whose raises the library's users do not see.
 LEFT_OUT = {

@@ -32,7 +32,7 @@ from errpages.content.files import FileChanged, atomic_write_text
 from errpages.content.loader import DRIFT_FILE, load_content
 from errpages.content.schema import validate_records
 from errpages.diagnostics import printable
-from errpages.git.code import PYTHON_SUFFIXES, TOKEN_RE, WORD_RE, Code, is_test_path
+from errpages.git.code import PYTHON_SUFFIXES, TOKEN_RE, WORD_RE, Code, left_out_kind
 from errpages.git.pin import apply_pin, remove_unused_snippets
 from errpages.git.pinning import (
     PinError,
@@ -277,13 +277,14 @@ def probe_words(wanted: Wanted) -> list[str]:
 
 
 def files_with_words(code: Code, target: str, vocabulary: set[str]) -> dict[str, set[str]]:
-    """For each of these words, the Python files at REV that have it (tests left out, as
-    `scan` leaves them out): each file's words found once, however many records look."""
+    """For each of these words, the Python files at REV that have it (tests, examples, docs
+    and benchmarks left out, as `scan` leaves them out): each file's words found once,
+    however many records look."""
     found: dict[str, set[str]] = {word: set() for word in vocabulary}
     if not vocabulary:
         return found
     for path in code.python_files(target):
-        if not is_test_path(path):
+        if left_out_kind(path) is None:
             for word in vocabulary.intersection(code.words_of(target, path)):
                 found[word].add(path)
     return found
