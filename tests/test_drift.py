@@ -537,3 +537,38 @@ def test_the_docs_examples_and_benchmarks_do_not_raise_a_records_error(
     head = repo.commit("the library does again")
     row = rows_by_message(content, repo)[message]
     assert (row["status"], row["now"]) == ("moved", f"pkg/headings.py:2@{head[:10]}")
+
+
+def test_a_raise_under_the_same_conditions_in_its_function_is_the_record_reworded(
+    tmp_path: Path, make_content
+) -> None:  # type: ignore[no-untyped-def]
+    # As in tornado 4.1 → 4.2: the message lost its advice, words and all; what it tests
+    # did not change. Another raise of the function, testing something else, is not it.
+    long = (
+        "finish() called twice.  May be caused by using async operations without the "
+        "@asynchronous decorator."
+    )
+    handler = (
+        "class RequestHandler:\n"
+        "    def finish(self, chunk=None):\n"
+        "        if self._finished:\n"
+        "            raise RuntimeError(MESSAGE)\n"
+        "        if chunk is not None and self._closed:\n"
+        '            raise RuntimeError("Cannot finish a closed request")\n'
+    )
+    files = {"pkg/web.py": handler.replace("MESSAGE", repr(long))}
+    repo, content = scanned_project(tmp_path, make_content, files)
+    repo.write("pkg/web.py", handler.replace("MESSAGE", repr("finish() called twice")))
+    head = repo.commit("shorter")
+    row = rows_by_message(content, repo)[long]
+    assert (row["status"], row["now"]) == ("changed", f"pkg/web.py:4@{head[:10]}")
+    assert row["new_message"] == "finish() called twice"
+    assert rows_by_message(content, repo)["Cannot finish a closed request"]["status"] == "same"
+    repo.write(
+        "pkg/web.py",
+        handler.replace(
+            "        if self._finished:\n            raise RuntimeError(MESSAGE)\n", ""
+        ),
+    )
+    repo.commit("finish twice, quietly")
+    assert rows_by_message(content, repo)[long]["status"] == "removed"

@@ -147,6 +147,7 @@ class Wanted:
     terms: frozenset[str]  # its words of four letters or more, case folded
     scope: str  # the classes and function it is in
     names: tuple[str, ...]  # its placeholders' names, sorted: a rewording in place keeps them
+    conditions: tuple[str, ...]  # what holds when it runs: or a rewording in place keeps these
     seen: str  # the commit it was seen in, beside other raises
     built: bool = False  # its message is built by the class raised (its words are not there)
 
@@ -170,6 +171,7 @@ class Wanted:
             folded_terms(message),
             site.scope if site else "",
             placeholders(site.template) if site else (),
+            site.conditions if site else (),
             seen,
             bool(site and site.built_by),
         )
@@ -248,13 +250,16 @@ def outermost(scope: str) -> str:
 
 
 def reworded_in_place(wanted: Wanted, site: RaiseSite) -> bool:
-    """A raise of the same class, in the same function, with the same placeholders: the same
-    check, whatever its words now (`unknown widget {name!r}` → `no widget named {name!r}`)."""
+    """A raise of the same class, in the same function, with the same placeholders or under
+    the same conditions: the same check, whatever its words now (`unknown widget {name!r}` →
+    `no widget named {name!r}`; "finish() called twice.  May be caused by using async
+    operations without the @asynchronous decorator." → "finish() called twice")."""
+    same_placeholders = bool(wanted.names) and placeholders(site.template) == wanted.names
+    same_conditions = bool(wanted.conditions) and site.conditions == wanted.conditions
     return (
-        bool(wanted.names)
-        and site.scope == wanted.scope
+        site.scope == wanted.scope
         and same_exception(wanted.exception, site.exception)
-        and placeholders(site.template) == wanted.names
+        and (same_placeholders or same_conditions)
     )
 
 
