@@ -267,6 +267,46 @@ def test_a_default_message_is_the_message() -> None:
     assert skipped == []
 
 
+def test_an_exception_made_in_a_variable_first_is_raised_where_the_variable_is() -> None:
+    # pytest 3–5's plugin import error, aiohttp's chunked payload; a caught error is not one.
+    source = (
+        "def import_plugin(modname, importspec):\n"
+        "    try:\n"
+        "        __import__(importspec)\n"
+        "    except ImportError as e:\n"
+        "        new_exc = ImportError(f'Error importing plugin \"{modname}\": {e.args[0]}')\n"
+        "        raise new_exc.with_traceback(e.__traceback__)\n"
+        "def feed(payload, size):\n"
+        "    if size < 0:\n"
+        "        exc = TransferEncodingError('Not enough data to satisfy transfer length header.')\n"
+        "        payload.set_exception(exc)\n"
+        "        raise exc\n"
+        "def run(task):\n"
+        "    try:\n"
+        "        task()\n"
+        "    except OSError as err:\n"
+        "        if not err.errno:\n"
+        "            err = RuntimeError('maybe the error caught')\n"
+        "        raise err\n"
+        "def last(tasks):\n"
+        "    failure = ValueError('maybe the last task')\n"
+        "    for failure in tasks:\n"
+        "        pass\n"
+        "    raise failure\n"
+    )
+    sites, skipped = scan_source(source)
+    transfer = "Not enough data to satisfy transfer length header."
+    assert [(s.line, s.exception, s.template) for s in sites] == [
+        (6, "ImportError", 'Error importing plugin "{modname}": {args}'),
+        (10, "TransferEncodingError", transfer),
+        (11, "TransferEncodingError", transfer),
+    ]
+    assert [(s.line, s.reason) for s in skipped] == [
+        (18, "err raised without a message"),
+        (23, "failure raised without a message"),
+    ]
+
+
 def test_classes_that_are_their_own_bases_end_the_search_for_a_method() -> None:
     # Untrusted code: `class A(A)` redefines an imported name; two classes name each other.
     source = (

@@ -765,9 +765,13 @@ class _Scanner:
             isinstance(call, ast.Call)
             and isinstance(call.func, ast.Attribute)
             and call.func.attr == "with_traceback"
-            and isinstance(call.func.value, ast.Call)
+            and isinstance(call.func.value, (ast.Call, ast.Name))
         ):
             call = call.func.value  # `raise X(…).with_traceback(tb)` raises X(…)
+        if isinstance(call, ast.Name) and (held := self.held_exceptions(call.id, node)):
+            for made_class, made in held:
+                self.visit_raised(node, made_class, made)
+            return
         if not isinstance(call, ast.Call):
             raised = last_name(call) or "an exception"
             reason = f"{raised} raised without a message"
@@ -796,6 +800,24 @@ class _Scanner:
             self.pending.append(pending)
         elif reason:
             self.skipped.append(Skipped(node.lineno, reason))
+
+    def held_exceptions(self, name: str, raised: ast.stmt) -> list[tuple[str, ast.Call]]:
+        """The exceptions a variable holds where it is raised, each with its class, when its
+        function only ever assigns it plainly a class called (`exc = ImportError(…)`, then
+        `raise exc`): each assignment before the raise. None for a name the function is
+        given, catches (`except E as exc`) or binds any other way."""
+        scope = self.scope
+        if is_parameter(scope, name) or bound_otherwise(scope, name):
+            return []
+        held = []
+        for statement in self.bindings(scope)[0].get(name, []):
+            value = assigned_value(statement, name)
+            made = exception_name(value) if isinstance(value, ast.Call) else None
+            if not isinstance(value, ast.Call) or made is None or last_name(value.func) != made:
+                return []
+            if statement.lineno < raised.lineno:
+                held.append((made, value))
+        return held
 
     def visit_factory(self, node: ast.Raise, call: ast.Call) -> str:
         """A raise of what a function of this module returns (`raise self.not_authenticated()`
@@ -845,6 +867,9 @@ class _Scanner:
                 raised = exception_name(argument) if isinstance(argument, ast.Call) else None
                 if isinstance(argument, ast.Call) and raised is not None:
                     self.visit_raised(node, raised, argument)
+                elif isinstance(argument, ast.Name):
+                    for made_class, made in self.held_exceptions(argument.id, node):
+                        self.visit_raised(node, made_class, made)
             return
         if name is None or is_class_name(name) or name.startswith("__") or not value.args:
             return
@@ -1345,6 +1370,24 @@ def not_its_own(template: str) -> bool:
 
 
 WORDS_RE = re.compile(r"[^\W\d_]{2}")
+
+
+def bound_otherwise(scope: ast.AST, name: str) -> bool:
+    """Whether a function binds a name other than by assignment: `except E as name`, `with
+    … as name`, an import, or a `global`/`nonlocal` statement."""
+    for node in ast.walk(scope):
+        names: list[str | None] = []
+        if isinstance(node, ast.ExceptHandler):
+            names = [node.name]
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+            names = [n.id for n in ast.walk(node.optional_vars) if isinstance(n, ast.Name)]
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [(alias.asname or alias.name).split(".")[0] for alias in node.names]
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            names = list(node.names)
+        if name in names:
+            return True
+    return False
 
 
 def is_parameter(scope: ast.AST, name: str) -> bool:
