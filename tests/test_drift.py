@@ -572,3 +572,63 @@ def test_a_raise_under_the_same_conditions_in_its_function_is_the_record_reworde
     )
     repo.commit("finish twice, quietly")
     assert rows_by_message(content, repo)[long]["status"] == "removed"
+
+
+def test_drift_right_after_scan_finds_every_draft_where_scan_left_it(
+    tmp_path: Path, make_content
+) -> None:  # type: ignore[no-untyped-def]
+    # Each shape once: pydantic's two forms of one message at one raise, an error raised in
+    # two files of the package and in tornado's demos, a future's exception, one held first.
+    typing_extra = (
+        "def eval_type(value, forward):\n"
+        "    try:\n"
+        "        return value()\n"
+        "    except TypeError as e:\n"
+        "        if forward:\n"
+        "            message = f'Unable to evaluate type annotation {value.__forward_arg__!r}.'\n"
+        "        else:\n"
+        "            message = f'Unable to evaluate type annotation {value!r}.'\n"
+        "        raise TypeError(message) from e\n"
+    )
+    web = (
+        "class HTTPError(Exception):\n"
+        "    def __init__(self, status_code):\n"
+        "        super().__init__(f'HTTP {status_code}: request failed')\n"
+        "\n"
+        "\n"
+        "def get(found, waiter):\n"
+        "    if not found:\n"
+        "        raise HTTPError(404)\n"
+        "    if waiter.done():\n"
+        "        waiter.set_exception(ConnectionError('Connection lost'))\n"
+        "    exc = ValueError('Not enough data')\n"
+        "    raise exc\n"
+    )
+    handler = "from pkg.web import HTTPError\n\n\ndef post(ok):\n    if not ok:\n        raise HTTPError(403)\n"
+    files = {
+        "pkg/typing_extra.py": typing_extra,
+        "pkg/web.py": web,
+        "pkg/auth.py": handler,
+        "demos/blog.py": handler,
+        "examples/chat.py": handler,
+    }
+    repo = GitRepo(tmp_path / "proj")
+    for name, text in files.items():
+        repo.write(name, text)
+    repo.commit("first")
+    content = make_content({})
+    scan = ("scan", str(repo.path), "--content", str(content), "--repo", "acme/proj")
+    assert run_cli(*scan, "--path", "pkg").exit_code == 0
+    report = drift_json(content, repo)
+    assert {row["message"]: row["status"] for row in report["records"]} == {
+        "Unable to evaluate type annotation {value_forward_arg!r}.": "same",
+        "HTTP {status_code}: request failed": "same",
+        "Connection lost": "same",
+        "Not enough data": "same",
+    }
+    assert (
+        run_cli(
+            "drift", "--strict", "--content", str(content), "--repo-dir", str(repo.path)
+        ).exit_code
+        == 0
+    )

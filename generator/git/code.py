@@ -270,7 +270,7 @@ LEFT_OUT = {
 }
 LEFT_OUT_FOLDERS = {
     **dict.fromkeys(("tests", "test", "testing"), "tests"),
-    **dict.fromkeys(("examples", "example", "docs_src"), "examples"),
+    **dict.fromkeys(("examples", "example", "demos", "demo", "docs_src"), "examples"),
     **dict.fromkeys(("docs", "doc"), "docs"),
     **dict.fromkeys(("benchmarks", "benchmark", "bench"), "benchmarks"),
 }

@@ -285,7 +285,9 @@ def scan_repository(
             atomic_write_text(snippet_file, pin.file_text())
         related = related_ids(item, by_path[item.path], record_of)
         target = draft_path(out_dir, path, site, record_id)
-        text = skeleton(pin, site, record_id, related, places.get(item.key, []))
+        elsewhere = {(p.path, p.site.line): p for p in places.get(item.key, [])}
+        elsewhere.pop((path, site.line), None)  # its own statement, raising another form
+        text = skeleton(pin, site, record_id, related, list(elsewhere.values()))
         atomic_write_text(target, text)
         summary.created.append(
             {"id": record_id, "file": str(target), "path": path, "line": site.line}
