@@ -864,12 +864,13 @@ class _Scanner:
         name = last_name(value.func)
         if name == "set_exception":  # the future's method, or a helper calling it
             for argument in value.args:
-                raised = exception_name(argument) if isinstance(argument, ast.Call) else None
-                if isinstance(argument, ast.Call) and raised is not None:
-                    self.visit_raised(node, raised, argument)
-                elif isinstance(argument, ast.Name):
-                    for made_class, made in self.held_exceptions(argument.id, node):
-                        self.visit_raised(node, made_class, made)
+                held: list[tuple[str, ast.Call]] = []
+                if isinstance(argument, ast.Name):
+                    held = self.held_exceptions(argument.id, node)
+                elif isinstance(argument, ast.Call) and (made_class := exception_name(argument)):
+                    held = [(made_class, argument)]
+                for made_class, made in held:
+                    self.visit_raised(node, made_class, made)
             return
         if name is None or is_class_name(name) or name.startswith("__") or not value.args:
             return
@@ -1276,7 +1277,7 @@ class Library:
                     return defined.templates
         return ()
 
-    def helper(self, name: str, owner: str, receiver: str = "") -> Helper | None:
+    def helper(self, name: str, owner: str, receiver: str) -> Helper | None:
         """The raise helper a call names: a method of the receiver's class (or a base), or of
         the one class named after the receiver (`parser` → `Parser`), or the one function of
         that name."""
