@@ -152,7 +152,7 @@ def how_raised(
 ) -> str:
     """How the line raises the message, as git shows it: "" when it does not."""
     here = all(w in wide for w in words)
-    raises = re.search(r"\b(raise|assert|set_exception)\b", said)
+    raises = re.search(r"\b(raise|assert|set_exception|raise_from|reraise)\b", said)
     if here and raises:
         return "at a raise"
     above = lines[max(0, at - 40) : at]

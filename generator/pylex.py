@@ -31,6 +31,9 @@ from pygments.token import (
 )
 
 PYTHON_LANGUAGES = frozenset({"python", "py", "python3", "py3", "sage", "bazel", "starlark"})
+# Calls that raise the exception they are given, there or where a future is awaited: a
+# future's `set_exception`, and six's (or future's) `raise_from` and `reraise`.
+RAISING_CALLS = frozenset({"set_exception", "raise_from", "reraise"})
 WORD_OPERATORS = frozenset({"and", "or", "not", "in", "is"})
 CONSTANTS = frozenset({"True", "False", "None"})
 NAMESPACE = frozenset({"import", "from"})

@@ -267,7 +267,7 @@ def test_a_default_message_is_the_message() -> None:
     assert skipped == []
 
 
-def test_an_exception_made_in_a_variable_first_is_raised_where_the_variable_is() -> None:
+def test_an_exception_held_in_a_variable_or_handed_to_reraise_is_raised_there() -> None:
     # pytest 3–5's plugin import error, aiohttp's chunked payload; a caught error is not one.
     source = (
         "def import_plugin(modname, importspec):\n"
@@ -293,6 +293,16 @@ def test_an_exception_made_in_a_variable_first_is_raised_where_the_variable_is()
         "    for failure in tasks:\n"
         "        pass\n"
         "    raise failure\n"
+        # pytest 4's and werkzeug 1's calls that raise what they are given (six's, their own)
+        "def ids(nodeid, argname, e):\n"
+        "    msg = '{}: error raised while trying to determine id of {}'.format(nodeid, argname)\n"
+        "    six.raise_from(ValueError(msg), e)\n"
+        "def import_string(name):\n"
+        "    try:\n"
+        "        return __import__(name)\n"
+        "    except ImportError as e:\n"
+        "        failed = ImportStringError(f'import_string() failed for {name!r}')\n"
+        "        reraise(ImportStringError, failed, sys.exc_info()[2])\n"
     )
     sites, skipped = scan_source(source)
     transfer = "Not enough data to satisfy transfer length header."
@@ -300,6 +310,8 @@ def test_an_exception_made_in_a_variable_first_is_raised_where_the_variable_is()
         (6, "ImportError", 'Error importing plugin "{modname}": {args}'),
         (10, "TransferEncodingError", transfer),
         (11, "TransferEncodingError", transfer),
+        (26, "ValueError", "{nodeid}: error raised while trying to determine id of {argname}"),
+        (32, "ImportStringError", "import_string() failed for {name!r}"),
     ]
     assert [(s.line, s.reason) for s in skipped] == [
         (18, "err raised without a message"),

@@ -29,7 +29,7 @@ from errpages.site.model import (
     TextFile,
     When,
 )
-from errpages.pylex import PYTHON_LANGUAGES, Statement, logical_line
+from errpages.pylex import PYTHON_LANGUAGES, RAISING_CALLS, Statement, logical_line
 from errpages.site.messages import message_parts
 from errpages.content.yamldoc import KeyPath, YamlDocument, parse_yaml
 
@@ -670,14 +670,14 @@ def unwritten_fields(record: Record) -> list[str]:
 
 
 RAISE_START_RE = re.compile(r"[ \t]*(?:raise|assert)\b")
-RAISING_WORDS = frozenset(["raise", "assert", "set_exception"])
+RAISING_WORDS = frozenset(["raise", "assert", *RAISING_CALLS])
 
 
 def raises_at_line(record: Record) -> bool:
-    """Whether a Python snippet's statement at `source.line` raises, asserts, sets a
-    future's exception or passes the record's message on (a warning record: warns), or names
-    a function the record says its message goes through; True for other languages, which
-    are not looked into."""
+    """Whether a Python snippet's statement at `source.line` raises, asserts, calls what
+    raises the exception it is given (`set_exception`, `reraise`) or passes the record's
+    message on (a warning record: warns), or names a function the record says its message
+    goes through; True for other languages, which are not looked into."""
     snippet = record.source.snippet
     if snippet.language.lower() not in PYTHON_LANGUAGES:
         return True

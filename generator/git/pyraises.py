@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from errpages.pylex import RAISING_CALLS
 from errpages.site.messages import canonical, message_parts
 
 SIMPLE_FORMAT_RE = re.compile(r"%(?:\((\w+)\))?([-#0 +]*\d*(?:\.\d+)?)([sdirfgexXoc%])")
@@ -852,9 +853,9 @@ class _Scanner:
             self.skipped.append(Skipped(node.lineno, reason))
 
     def visit_statement(self, node: ast.Expr | ast.Return | ast.Assign) -> None:
-        """A call that may be of a raise helper (`self.fail(_("…"))`), or that sets the
-        exception a future raises to whoever awaits it (`fut.set_exception(X("…"))`); in a
-        class's `__init__` or `__str__`, the message it builds."""
+        """A call that may be of a raise helper (`self.fail(_("…"))`), or that raises the
+        exception it is given (`fut.set_exception(X("…"))`, `six.raise_from(X("…"), e)`); in
+        a class's `__init__` or `__str__`, the message it builds."""
         value = node.value
         building = self.building()
         if building is not None:
@@ -862,7 +863,7 @@ class _Scanner:
         if not isinstance(value, ast.Call) or isinstance(node, ast.Assign):
             return
         name = last_name(value.func)
-        if name == "set_exception":  # the future's method, or a helper calling it
+        if name in RAISING_CALLS:
             for argument in value.args:
                 held: list[tuple[str, ast.Call]] = []
                 if isinstance(argument, ast.Name):
