@@ -142,6 +142,8 @@ def main(repo_dir: str, history_file: str) -> None:
 CALL_RE = re.compile(r"(?:^|[\s.(=])([A-Za-z_]\w*)\(")
 TABLE_ENTRY_RE = re.compile(r"^\s*[\"'][\w-]+[\"']\s*:")
 CLASS_RAISED_RE = re.compile(r"\braise\s+(?:[\w.]+\.)?([A-Z_]\w*)\s*\(")
+RAISING_CALL_RE = re.compile(r"\b(set_exception|raise_from|reraise)\(")
+CLASS_CALLED_RE = re.compile(r"\b([A-Z_]\w*)\s*\(")
 DEFINITION = r"^\s*(async\s+)?(class|def)\s+\w+"
 definitions: dict[str, dict[tuple[str, str], list[tuple[str, int]]]] = {}  # by commit
 files: dict[tuple[str, str], list[str]] = {}
@@ -170,6 +172,8 @@ def how_raised(
         if helper and "raise" in helper and all(w in wide or w in helper for w in words):
             return "a raise helper's call"
     raised = CLASS_RAISED_RE.search(said)
+    if raised is None and RAISING_CALL_RE.search(said):  # `reraise(X, X(…), tb)` over lines
+        raised = CLASS_CALLED_RE.search("\n".join(lines[at - 1 : at + 4]))
     if raised and all(w in defined(git, commit, "class", raised[1]) for w in words):
         return "built by the class raised"
     return ""
