@@ -279,6 +279,7 @@ def test_an_exception_held_in_a_variable_or_handed_to_reraise_is_raised_there() 
         "def feed(payload, size):\n"
         "    if size < 0:\n"
         "        exc = TransferEncodingError('Not enough data to satisfy transfer length header.')\n"
+        "        exc.__cause__ = payload.error\n"
         "        payload.set_exception(exc)\n"
         "        raise exc\n"
         "def run(task):\n"
@@ -308,14 +309,14 @@ def test_an_exception_held_in_a_variable_or_handed_to_reraise_is_raised_there() 
     transfer = "Not enough data to satisfy transfer length header."
     assert [(s.line, s.exception, s.template) for s in sites] == [
         (6, "ImportError", 'Error importing plugin "{modname}": {args}'),
-        (10, "TransferEncodingError", transfer),
         (11, "TransferEncodingError", transfer),
-        (26, "ValueError", "{nodeid}: error raised while trying to determine id of {argname}"),
-        (32, "ImportStringError", "import_string() failed for {name!r}"),
+        (12, "TransferEncodingError", transfer),
+        (27, "ValueError", "{nodeid}: error raised while trying to determine id of {argname}"),
+        (33, "ImportStringError", "import_string() failed for {name!r}"),
     ]
     assert [(s.line, s.reason) for s in skipped] == [
-        (18, "err raised without a message"),
-        (23, "failure raised without a message"),
+        (19, "err raised without a message"),
+        (24, "failure raised without a message"),
     ]
 
 

@@ -523,8 +523,8 @@ def local_assignments(scope: ast.AST) -> dict[str, list[ast.stmt]]:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
                 for name in ast.walk(target):
-                    if isinstance(name, ast.Name):
-                        found.setdefault(name.id, []).append(node)
+                    if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Store):
+                        found.setdefault(name.id, []).append(node)  # not `exc.__cause__ = e`
         elif isinstance(node, ast.NamedExpr):
             found.setdefault(node.target.id, []).append(node)  # type: ignore[arg-type]
         pending.extend(ast.iter_child_nodes(node))
