@@ -304,6 +304,16 @@ def test_an_exception_held_in_a_variable_or_handed_to_reraise_is_raised_there() 
         "    except ImportError as e:\n"
         "        failed = ImportStringError(f'import_string() failed for {name!r}')\n"
         "        reraise(ImportStringError, failed, sys.exc_info()[2])\n"
+        # aiohttp 3.9.2: a parameter's name, assigned again on the way; not, only in a branch
+        "def connection_lost(self, exc):\n"
+        "    if self.payload is not None:\n"
+        "        exc = ClientPayloadError('Response payload is not completed')\n"
+        "        exc.__cause__ = self.error\n"
+        "        self.payload.set_exception(exc)\n"
+        "def close(exc):\n"
+        "    if exc is None:\n"
+        "        exc = ConnectionResetError('Connection reset')\n"
+        "    raise exc\n"
     )
     sites, skipped = scan_source(source)
     transfer = "Not enough data to satisfy transfer length header."
@@ -313,10 +323,12 @@ def test_an_exception_held_in_a_variable_or_handed_to_reraise_is_raised_there() 
         (12, "TransferEncodingError", transfer),
         (27, "ValueError", "{nodeid}: error raised while trying to determine id of {argname}"),
         (33, "ImportStringError", "import_string() failed for {name!r}"),
+        (38, "ClientPayloadError", "Response payload is not completed"),
     ]
     assert [(s.line, s.reason) for s in skipped] == [
         (19, "err raised without a message"),
         (24, "failure raised without a message"),
+        (42, "exc raised without a message"),
     ]
 
 

@@ -803,21 +803,27 @@ class _Scanner:
             self.skipped.append(Skipped(node.lineno, reason))
 
     def held_exceptions(self, name: str, raised: ast.stmt) -> list[tuple[str, ast.Call]]:
-        """The exceptions a variable holds where it is raised, each with its class, when its
-        function only ever assigns it plainly a class called (`exc = ImportError(…)`, then
-        `raise exc`): each assignment before the raise. None for a name the function is
-        given, catches (`except E as exc`) or binds any other way."""
+        """The exceptions a variable can hold where it is raised, each with its class, when
+        its function only ever assigns it plainly a class called (`exc = ImportError(…)`, then
+        `raise exc`), in the order the code runs, as for a message. None for a name the
+        function catches (`except E as exc`) or binds any other way, or is given and does not
+        assign again on the way to the raise."""
         scope = self.scope
-        if is_parameter(scope, name) or bound_otherwise(scope, name):
+        if bound_otherwise(scope, name):
             return []
+        assignments, where = self.bindings(scope)
+        on_path = {span for body in self.bodies for span in body}
+        bound = assignments.get(name, [])
+        replaced = any(statement_span(s) in on_path and s.lineno < raised.lineno for s in bound)
+        if is_parameter(scope, name) and not replaced:
+            return []
+        values = assigned_messages(ast.Name(name), assignments, 0, raised, on_path, where)
         held = []
-        for statement in self.bindings(scope)[0].get(name, []):
-            value = assigned_value(statement, name)
+        for value in values:
             made = exception_name(value) if isinstance(value, ast.Call) else None
             if not isinstance(value, ast.Call) or made is None or last_name(value.func) != made:
                 return []
-            if statement.lineno < raised.lineno:
-                held.append((made, value))
+            held.append((made, value))
         return held
 
     def visit_factory(self, node: ast.Raise, call: ast.Call) -> str:
