@@ -749,9 +749,13 @@ class _Scanner:
             return [message] if constant is None else [substituted(message, held.id, constant)]
         after = self.raised.get((id(scope), held.id), 0)
         self.raised[id(scope), held.id] = raised.lineno
-        on_path = {span for body in self.bodies for span in body}
+        on_path = self.on_path()
         found = assigned_messages(held, assignments, after, raised, on_path, where)
         return [substituted(message, held.id, value) for value in found] or [message]
+
+    def on_path(self) -> set[tuple[int, int]]:
+        """The statements of the bodies the walk is in: those on the way to where it is."""
+        return {span for body in self.bodies for span in body}
 
     def constant(self, name: str) -> ast.expr | None:
         """The value of a name the module binds once, plainly (`MESSAGE = "…"`)."""
@@ -812,7 +816,7 @@ class _Scanner:
         if bound_otherwise(scope, name):
             return []
         assignments, where = self.bindings(scope)
-        on_path = {span for body in self.bodies for span in body}
+        on_path = self.on_path()
         bound = assignments.get(name, [])
         replaced = any(statement_span(s) in on_path and s.lineno < raised.lineno for s in bound)
         if is_parameter(scope, name) and not replaced:
