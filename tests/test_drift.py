@@ -632,3 +632,49 @@ def test_drift_right_after_scan_finds_every_draft_where_scan_left_it(
         ).exit_code
         == 0
     )
+
+
+def test_errors_yielded_for_the_caller_to_raise_are_drafted_checked_and_followed(
+    tmp_path: Path, make_content
+) -> None:  # type: ignore[no-untyped-def]
+    # jsonschema's keywords yield the errors `validate()` raises, one message from two texts.
+    keywords = (
+        "def required(validator, required, instance, schema):\n"
+        "    for property in required:\n"
+        "        if property not in instance:\n"
+        "            yield ValidationError(f'{property!r} is a required property')\n"
+        "\n"
+        "\n"
+        "def minItems(validator, mI, instance, schema):\n"
+        "    if len(instance) < mI:\n"
+        "        message = 'should be non-empty' if mI == 1 else 'is too short'\n"
+        "        yield ValidationError(f'{instance!r} {message}')\n"
+    )
+    repo = GitRepo(tmp_path / "proj")
+    repo.write("pkg/keywords.py", keywords)
+    repo.commit("first")
+    repo.git("tag", "1.0")
+    repo.write("pkg/keywords.py", keywords.replace("is too short", "is too short to be valid"))
+    repo.commit("reworded")
+    content = make_content({})
+    scan = ("scan", str(repo.path), "--content", str(content), "--repo", "acme/proj", "--json")
+    assert json.loads(run_cli(*scan).stdout)["records_created"] == 3
+    drafts = [yaml.safe_load(p.read_text()) for p in (content / "errors").rglob("*.yaml")]
+    assert {d["message"]: "It is yielded there" in d["when"]["trigger"] for d in drafts} == {
+        "{property!r} is a required property": True,
+        "{instance!r} should be non-empty": True,
+        "{instance!r} is too short to be valid": True,
+    }
+    where = ("--content", str(content), "--repo-dir", str(repo.path))
+    checked = run_cli("check", "--drafts", "--strict", "--content", str(content))
+    assert checked.exit_code == 0, checked.output
+    assert run_cli("drift", "--strict", *where).exit_code == 0
+    history = json.loads(run_cli("history", *where, "--json").stdout)
+    raised = {
+        r["id"]: [(x["release"], x["message"]) for x in r["raised"]] for r in history["records"]
+    }
+    short = next(d["id"] for d in drafts if d["message"].endswith("to be valid"))
+    assert raised[short] == [
+        ("1.0", "{instance!r} is too short"),
+        ("unreleased", "{instance!r} is too short to be valid"),
+    ]

@@ -332,6 +332,117 @@ def test_an_exception_held_in_a_variable_or_handed_to_reraise_is_raised_there() 
     ]
 
 
+def test_an_exception_yielded_for_its_caller_and_the_text_a_message_takes_from_variables() -> None:
+    # jsonschema's keywords yield the errors `validate()` raises; a token is no error.
+    source = (
+        "def minItems(validator, mI, instance, schema):\n"
+        "    if len(instance) < mI:\n"
+        "        message = 'should be non-empty' if mI == 1 else 'is too short'\n"
+        "        yield ValidationError(f'{instance!r} {message}')\n"
+        "def type_(validator, types, instance, schema):\n"
+        "    if not any(validator.is_type(instance, t) for t in types):\n"
+        "        error = ValidationError(f'{instance!r} is not of type {types}')\n"
+        "        yield error\n"
+        "def tokens(text):\n"
+        "    yield Token('(')\n"
+        # pydantic's plural: text of its own, so one message; nor is a parameter filled in
+        "def unexpected(keys, label):\n"
+        "    plural = '' if len(keys) == 1 else 's'\n"
+        "    raise TypeError(f'unexpected keyword argument{plural}: {keys} for {label}')\n"
+        # aiohttp's BadHttpMethod: the message given, or set in a branch, or a default
+        "def parsed(line, error=None):\n"
+        "    if error is None and line.startswith('x'):\n"
+        "        error = 'Received HTTPS traffic'\n"
+        "    raise BadStatusLine(error or f'Bad status line {line!r}')\n"
+        "def compared(instance, maximum, exclusive):\n"
+        "    if exclusive:\n"
+        "        cmp = 'greater than or equal to'\n"
+        "    else:\n"
+        "        cmp = compare_words(maximum)\n"
+        "    message = f'{instance!r} is {cmp} the maximum of {maximum!r}'\n"
+        "    yield ValidationError(message)\n"
+        # urllib3 1.x: the standard library's lower-case classes; another lower-case call is none
+        "from socket import timeout\n"
+        "def recv(sock, error):\n"
+        "    if not sock.wait():\n"
+        "        raise timeout('The read operation timed out')\n"
+        "    if sock.empty:\n"
+        "        raise socket.error('getaddrinfo returns an empty list')\n"
+        "    raise error('not a class')\n"
+        # jsonschema 3.0: the name is a loop's in the other branch only
+        "def additional(validator, aP, extras):\n"
+        "    if aP:\n"
+        "        for error in validator.descend(extras):\n"
+        "            yield error\n"
+        "    else:\n"
+        "        error = 'Additional properties are not allowed (%s unexpected)'\n"
+        "        yield ValidationError(error % extras)\n"
+    )
+    sites, skipped = scan_source(source)
+    assert [(s.line, s.exception, s.template, s.handed) for s in sites] == [
+        (4, "ValidationError", "{instance!r} should be non-empty", "yield"),
+        (4, "ValidationError", "{instance!r} is too short", "yield"),
+        (8, "ValidationError", "{instance!r} is not of type {types}", "yield"),
+        (13, "TypeError", "unexpected keyword argument{plural}: {keys} for {label}", ""),
+        (17, "BadStatusLine", "Received HTTPS traffic", ""),
+        (17, "BadStatusLine", "Bad status line {line!r}", ""),
+        # a variable that is not text in every branch stays a placeholder
+        (24, "ValidationError", "{instance!r} is {cmp} the maximum of {maximum!r}", "yield"),
+        (28, "socket.timeout", "The read operation timed out", ""),
+        (30, "socket.error", "getaddrinfo returns an empty list", ""),
+        (
+            38,
+            "ValidationError",
+            "Additional properties are not allowed ({extras} unexpected)",
+            "yield",
+        ),
+    ]
+    assert [(s.line, s.reason) for s in skipped] == [
+        (31, "not an exception class (a CapWords name)")
+    ]
+
+
+def test_a_message_made_by_a_function_of_another_module_is_what_it_returns() -> None:
+    # jsonschema 2.0–3.2: `_utils.types_msg` makes the message of its most common error.
+    utils = (
+        "def types_msg(instance, types):\n"
+        "    reprs = [repr(type) for type in types]\n"
+        "    return '%r is not of type %s' % (instance, ', '.join(reprs))\n"
+        "def name_of(value):\n"
+        "    return 'default'\n"
+        "class Widget:\n"
+        "    def describe(self):\n"
+        "        return 'a widget of no use'\n"
+    )
+    validators = (
+        "from jsonschema import _utils\n"
+        "from jsonschema._utils import types_msg, name_of, describe\n"
+        "def type_(validator, types, instance, schema):\n"
+        "    if not validator.is_type(instance, types):\n"
+        "        yield ValidationError(types_msg(instance, types))\n"
+        "    raise ValidationError(_utils.types_msg(instance, types))\n"
+        "def other(x):\n"
+        "    raise UnknownName(name_of(x))\n"
+        "def method(x):\n"
+        "    raise UnknownName(describe(x))\n"
+    )
+    modules = [
+        python_module(text, path, ScanSettings())[0]
+        for path, text in (
+            ("jsonschema/_utils.py", utils),
+            ("jsonschema/_validators.py", validators),
+        )
+    ]
+    assert all(modules)
+    library = Library([m for m in modules if m])
+    sites, skipped = resolved(modules[1], library)  # type: ignore[arg-type]
+    assert [(s.line, s.template, s.made_by) for s in sites] == [
+        (5, "{instance!r} is not of type {reprs}", "types_msg"),
+        (6, "{instance!r} is not of type {reprs}", "types_msg"),
+    ]
+    assert [s.line for s in skipped] == [8, 10]  # a word is no message; a method is not one
+
+
 def test_classes_that_are_their_own_bases_end_the_search_for_a_method() -> None:
     # Untrusted code: `class A(A)` redefines an imported name; two classes name each other.
     source = (

@@ -675,9 +675,10 @@ RAISING_WORDS = frozenset(["raise", "assert", *RAISING_CALLS])
 
 def raises_at_line(record: Record) -> bool:
     """Whether a Python snippet's statement at `source.line` raises, asserts, calls what
-    raises the exception it is given (`set_exception`, `reraise`) or passes the record's
-    message on (a warning record: warns), or names a function the record says its message
-    goes through; True for other languages, which are not looked into."""
+    raises the exception it is given (`set_exception`, `reraise`), yields the record's
+    exception for its caller to raise, or passes the record's message on (a warning record:
+    warns), or names a function the record says its message goes through; True for other
+    languages, which are not looked into."""
     snippet = record.source.snippet
     if snippet.language.lower() not in PYTHON_LANGUAGES:
         return True
@@ -694,7 +695,8 @@ def raises_at_line(record: Record) -> bool:
     if any(name.rsplit(".", 1)[-1] in words for name in record.source.through):
         return True
     raises = not RAISING_WORDS.isdisjoint(words)
-    return raises or passes_on(statement, record.message)
+    yields = "yield" in words and record.exception.rsplit(".", 1)[-1] in words
+    return raises or yields or passes_on(statement, record.message)
 
 
 def passes_on(statement: Statement, message: str) -> bool:

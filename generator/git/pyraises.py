@@ -52,6 +52,9 @@ class RaiseSite:
     built_by: str = field(default="", compare=False)  # the class that builds its message, if so
     # the entry of a class's table of error messages it is (`Form.error_messages['invalid']`)
     table_entry: str = field(default="", compare=False)
+    # how the exception leaves the statement when it is not raised there: `yield` (for the
+    # caller to raise), `set_exception` (raised where the future is awaited)
+    handed: str = field(default="", compare=False)
 
     @property
     def through(self) -> tuple[str, ...]:
@@ -122,6 +125,16 @@ class Helper:
 
 
 @dataclass(frozen=True)
+class MessageMaker:
+    """A function of a module that returns a message (`def types_msg(instance, types): return
+    "%r is not of type %s" % …`): a raise elsewhere whose message is a call of it raises
+    what it returns."""
+
+    name: str
+    templates: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Pending:
     """A raise whose message another module may say: of a class that builds its own message
     (`raise NoSuchOption(opt)`), or a call of what may be a raise helper (`self.fail(_("…"))`);
@@ -141,6 +154,9 @@ class Pending:
     # for a call of a method whose receiver's class is not known, the receiver's name
     # (`parser` of `parser.fail(…)`, a parameter of code older than its annotations)
     receiver: str = ""
+    # for a class, the function imported from another module whose call is its message
+    # (`ValidationError(types_msg(instance, types))`), when it is one
+    made_by: str = ""
 
 
 @dataclass(frozen=True)
@@ -153,10 +169,12 @@ class ModuleScan:
     pending: tuple[Pending, ...]
     classes: tuple[ExceptionClass, ...]
     helpers: tuple[Helper, ...]
+    makers: tuple[MessageMaker, ...]
 
     def needs(self) -> frozenset[str]:
         """The names of the classes and functions its pending raises wait on."""
-        return frozenset(p.name for p in self.pending) | {p.owner for p in self.pending if p.owner}
+        named = {name for p in self.pending for name in (p.name, p.owner, p.made_by) if name}
+        return frozenset(named)
 
 
 class _Names:
@@ -545,10 +563,14 @@ def assigned_messages(
     holds it) replaces what the variable held; one in a branch off it adds a value;
     `msg = msg + "…"` and `msg += "…"` join onto each value that can reach them (not one
     set in the other branch of an `if`: `where` says which branches each statement is in).
-    None when a binding of the name in its function is anything else (a loop, a tuple)."""
+    None when a binding of the name in its function that can reach the raise is anything
+    else (a loop, a tuple)."""
     values: list[tuple[ast.expr, tuple[Branch, ...]]] = []  # each with the branches it needs
+    there = where.get(id(raised), ())
     for statement in sorted(scope.get(name.id, []), key=lambda statement: statement.lineno):
         value = assigned_value(statement, name.id)
+        if value is None and exclusive(where.get(id(statement), ()), there):
+            continue  # `for error in …` in the other branch of the `if`
         if value is None:
             return []
         if not after < statement.lineno < raised.lineno:
@@ -567,7 +589,6 @@ def assigned_messages(
         values = made if statement_span(statement) in on_path else values + made
         if len(values) > MAX_MESSAGES:
             return []
-    there = where.get(id(raised), ())
     return [held for held, needs in values if not any(exclusive(n, there) for n in needs)]
 
 
@@ -614,6 +635,24 @@ def assigned_value(statement: ast.stmt, name: str) -> ast.expr | None:
     return statement.value if len(targets) == 1 and isinstance(targets[0], ast.Name) else None
 
 
+def has_text(message: ast.JoinedStr) -> bool:
+    """Whether an f-string has text of its own, beside what it fills in."""
+    return any(
+        isinstance(part, ast.Constant) and any(c.isalnum() for c in str(part.value))
+        for part in message.values
+    )
+
+
+def text_forms(value: ast.expr) -> list[ast.expr | None]:
+    """The texts a value can be when it is written as text (a literal, an f-string, one of
+    two of those): each, or None among them for a value that is not."""
+    if isinstance(value, ast.IfExp):
+        return [*text_forms(value.body), *text_forms(value.orelse)]
+    if isinstance(value, ast.JoinedStr) or literal_text(value) is not None:
+        return [value]
+    return [None]
+
+
 def template_variable(message: ast.expr) -> ast.Name | None:
     """The variable a message is, or whose text it fills in (`err % args`, `err.format(…)`)."""
     if isinstance(message, ast.BinOp) and isinstance(message.op, ast.Mod):
@@ -654,6 +693,14 @@ def statement_span(node: ast.stmt) -> tuple[int, int]:
     return start, node.end_lineno or node.lineno
 
 
+# The standard library's exception classes not named in CapWords, by module: Python 2-era
+# code raises them (`raise socket.timeout("The read operation timed out")`).
+LOWER_CASE_EXCEPTIONS = {
+    "socket": frozenset({"error", "timeout", "gaierror", "herror"}),
+    **dict.fromkeys(("os", "select", "re", "struct", "zlib", "getopt"), frozenset({"error"})),
+}
+EXCEPTION_SUFFIXES = ("Error", "Exception", "Warning")  # how exception classes are named
+
 SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)  # what `RaiseSite.scope` names
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 Scope = FunctionNode | ast.ClassDef
@@ -679,6 +726,7 @@ class _Scanner:
         self.pending: list[Pending] = []
         self.classes: list[ExceptionClass] = []
         self.helpers: list[Helper] = []
+        self.makers: list[MessageMaker] = []
         self.built: dict[int, list[str]] = {}  # the messages each class builds, by id
         self.imported: dict[str, str] = {}  # name -> the module `from … import` took it from
         self.defined, self.bases = definitions(module)
@@ -738,10 +786,16 @@ class _Scanner:
         """The message expression, or, where a plain variable holds it or its template
         (`msg`, `err % args`, `err.format(…)`), each value the variable was assigned: in its
         function, or, for a name the function neither binds nor is given, in the module
-        (`MESSAGE = "…"`)."""
+        (`MESSAGE = "…"`); an f-string with no words of its own, its variables that hold
+        only text filled in; each of `given or msg` and of `msg if … else other`."""
+        if isinstance(message, ast.BoolOp) and isinstance(message.op, ast.Or):
+            return [m for value in message.values for m in self.messages_of(value, raised)]
+        if isinstance(message, ast.IfExp):
+            branches = (message.body, message.orelse)
+            return [m for value in branches for m in self.messages_of(value, raised)]
         held = template_variable(message)
         if held is None:
-            return [message]
+            return self.filled_in(message, raised)
         scope = self.scope
         assignments, where = self.bindings(scope)
         if held.id not in assignments:
@@ -751,7 +805,36 @@ class _Scanner:
         self.raised[id(scope), held.id] = raised.lineno
         on_path = self.on_path()
         found = assigned_messages(held, assignments, after, raised, on_path, where)
-        return [substituted(message, held.id, value) for value in found] or [message]
+        messages = [substituted(message, held.id, value) for value in found] or [message]
+        return [filled for m in messages for filled in self.filled_in(m, raised)]
+
+    def filled_in(self, message: ast.expr, raised: ast.stmt) -> list[ast.expr]:
+        """An f-string message with no text of its own but its variables, with the text of
+        each variable its function only ever assigns text: `message = "is too short" if …
+        else "should be non-empty"`, then `f"{instance!r} {message}"` is two messages.
+        Where the message has words of its own, a variable stays a placeholder: one record
+        for `argument{plural}`, not one per count."""
+        if not isinstance(message, ast.JoinedStr) or has_text(message):
+            return [message]
+        found: list[ast.expr] = [message]
+        scope = self.scope
+        assignments, where = self.bindings(scope)
+        path = self.on_path()
+        for value in message.values:
+            if not isinstance(value, ast.FormattedValue) or not isinstance(value.value, ast.Name):
+                continue
+            name = value.value.id
+            if value.conversion not in (-1, ord("s")) or value.format_spec is not None:
+                continue
+            if name not in assignments or is_parameter(scope, name) or bound_otherwise(scope, name):
+                continue
+            held = assigned_messages(value.value, assignments, 0, raised, path, where)
+            forms = [form for expression in held for form in text_forms(expression)]
+            texts = [form for form in forms if form is not None]
+            if not texts or len(texts) < len(forms) or len(found) * len(texts) > MAX_MESSAGES:
+                continue
+            found = [substituted(m, name, text) for m in found for text in texts]
+        return found
 
     def on_path(self) -> set[tuple[int, int]]:
         """The statements of the bodies the walk is in: those on the way to where it is."""
@@ -786,7 +869,7 @@ class _Scanner:
             else:
                 self.skipped.append(Skipped(node.lineno, reason))
             return
-        name = exception_name(call)
+        name = exception_name(call) or self.lower_case_class(call.func)
         if name is None:
             reason = self.visit_factory(node, call)
             if reason:
@@ -798,13 +881,51 @@ class _Scanner:
         """The raise of an exception made at the statement: `name(…)`, or `name.factory(…)`."""
         messages = message_candidates(call, self.settings.arguments.get(name))
         reason = self.add(node, name, messages, self.conditions)
-        if reason and last_name(call.func) == name:  # a constructor (not `X.factory(…)`): the
-            # class may build its message itself, and the library will tell
+        if reason and last_name(call.func) == name:  # a constructor (not `X.factory(…)`): a
+            # function of another module may make its message, or the class build it itself,
+            # and the library will tell
             site = self.site(node, name, "", self.conditions)
-            pending = Pending(site, name, "", (), (), reason, self.origin(call.func))
-            self.pending.append(pending)
+            made_by = next(filter(None, map(self.imported_function, messages)), "")
+            origin = self.origin(call.func)
+            self.pending.append(Pending(site, name, "", (), (), reason, origin, made_by=made_by))
         elif reason:
             self.skipped.append(Skipped(node.lineno, reason))
+
+    def exceptions_in(self, value: ast.expr, node: ast.stmt) -> list[tuple[str, ast.Call]]:
+        """The exceptions a value handed on is, each with its class: a class called
+        (`X("…")`), or a variable that holds one."""
+        if isinstance(value, ast.Name):
+            return self.held_exceptions(value.id, node)
+        if isinstance(value, ast.Call) and (made_class := exception_name(value)):
+            return [(made_class, value)]
+        return []
+
+    def imported_function(self, message: ast.expr) -> str:
+        """The function a message is a call of, when another module of the commit may define
+        it: imported from one (`types_msg(…)`), or named through one (`_utils.types_msg(…)`)."""
+        if not isinstance(message, ast.Call):
+            return ""
+        called = message.func
+        if isinstance(called, ast.Name) and called.id in self.imported:
+            return called.id
+        if (
+            isinstance(called, ast.Attribute)
+            and isinstance(called.value, ast.Name)
+            and called.value.id in self.imported
+        ):
+            return called.attr
+        return ""
+
+    def lower_case_class(self, called: ast.expr) -> str | None:
+        """The standard library's exception class a lower-case name is, dotted as its module
+        names it (`socket.timeout(…)`, or `timeout(…)` imported from `socket`), if it is."""
+        if isinstance(called, ast.Attribute) and isinstance(called.value, ast.Name):
+            module, name = called.value.id, called.attr
+        elif isinstance(called, ast.Name):
+            module, name = self.imported.get(called.id, ""), called.id
+        else:
+            return None
+        return f"{module}.{name}" if name in LOWER_CASE_EXCEPTIONS.get(module, ()) else None
 
     def held_exceptions(self, name: str, raised: ast.stmt) -> list[tuple[str, ast.Call]]:
         """The exceptions a variable can hold where it is raised, each with its class, when
@@ -813,11 +934,11 @@ class _Scanner:
         function catches (`except E as exc`) or binds any other way, or is given and does not
         assign again on the way to the raise."""
         scope = self.scope
-        if bound_otherwise(scope, name):
-            return []
         assignments, where = self.bindings(scope)
-        on_path = self.on_path()
         bound = assignments.get(name, [])
+        if not bound or bound_otherwise(scope, name):
+            return []
+        on_path = self.on_path()
         replaced = any(statement_span(s) in on_path and s.lineno < raised.lineno for s in bound)
         if is_parameter(scope, name) and not replaced:
             return []
@@ -864,23 +985,24 @@ class _Scanner:
 
     def visit_statement(self, node: ast.Expr | ast.Return | ast.Assign) -> None:
         """A call that may be of a raise helper (`self.fail(_("…"))`), or that raises the
-        exception it is given (`fut.set_exception(X("…"))`, `six.raise_from(X("…"), e)`); in
-        a class's `__init__` or `__str__`, the message it builds."""
+        exception it is given (`fut.set_exception(X("…"))`, `six.raise_from(X("…"), e)`); an
+        exception yielded for the caller to raise (`yield ValidationError("…")`); in a
+        class's `__init__` or `__str__`, the message it builds."""
         value = node.value
         building = self.building()
         if building is not None:
             self.visit_building(node, building)
+        if isinstance(node, ast.Expr) and isinstance(value, ast.Yield) and value.value:
+            for made_class, made in self.exceptions_in(value.value, node):
+                if made_class.endswith(EXCEPTION_SUFFIXES):  # not `yield Token("(")`
+                    self.visit_raised(node, made_class, made)
+            return
         if not isinstance(value, ast.Call) or isinstance(node, ast.Assign):
             return
         name = last_name(value.func)
         if name in RAISING_CALLS:
             for argument in value.args:
-                held: list[tuple[str, ast.Call]] = []
-                if isinstance(argument, ast.Name):
-                    held = self.held_exceptions(argument.id, node)
-                elif isinstance(argument, ast.Call) and (made_class := exception_name(argument)):
-                    held = [(made_class, argument)]
-                for made_class, made in held:
+                for made_class, made in self.exceptions_in(argument, node):
                     self.visit_raised(node, made_class, made)
             return
         if name is None or is_class_name(name) or name.startswith("__") or not value.args:
@@ -1010,9 +1132,36 @@ class _Scanner:
                     )
                     self.sites.append(site)
 
+    def visit_maker(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        """A function of the module that makes messages: each value it returns a message with
+        words (`return "%r is not of type %s" % (instance, ", ".join(reprs))`), the last
+        statement one of them (the others are looked for only then)."""
+        last = node.body[-1]
+        if not isinstance(last, ast.Return) or last.value is None:
+            return
+        if not self.returned_messages(last.value):
+            return
+        made = [self.returned_messages(returned) for returned in returned_values(node)]
+        templates = [template for each in made for template in each]
+        yields = any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in own_nodes(node))
+        if all(made) and not yields:
+            self.makers.append(MessageMaker(node.name, tuple(dict.fromkeys(templates))))
+
+    def returned_messages(self, returned: ast.expr) -> list[str]:
+        """The messages a returned value is, when each of its forms is one with words."""
+        templates = []
+        for form in translated_forms(returned, self.settings.translations):
+            template = template_of(form, _Names())
+            if template is None or not sentence([template]):
+                return []
+            templates.append(template)
+        return templates
+
     def visit_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         """A raise helper: a function whose last statement raises a message built from one of
         its parameters, that never returns a value."""
+        if not self.within:
+            self.visit_maker(node)
         last = node.body[-1]
         if not isinstance(last, ast.Raise) or not isinstance(last.exc, ast.Call):
             return
@@ -1161,7 +1310,17 @@ class _Scanner:
             scope=".".join(self.names),
             conditions=tuple(map(condition_text, conditions)),
             made_by=self.made_by.get(id(node), ""),
+            handed=handed_on(node),
         )
+
+
+def handed_on(node: ast.stmt) -> str:
+    """How a statement hands on the exception it makes without raising it, if it does."""
+    value = node.value if isinstance(node, ast.Expr) else None
+    if isinstance(value, ast.Yield):
+        return "yield"
+    name = last_name(value.func) if isinstance(value, ast.Call) else None
+    return "set_exception" if name == "set_exception" else ""
 
 
 def definitions(
@@ -1259,11 +1418,14 @@ class Library:
         self.packages = packages
         self.classes: dict[str, list[ExceptionClass]] = {}
         self.helpers: dict[str, list[Helper]] = {}
+        self.makers: dict[str, list[MessageMaker]] = {}
         for module in modules:
             for defined in module.classes:
                 self.classes.setdefault(defined.name, []).append(defined)
             for helper in module.helpers:
                 self.helpers.setdefault(helper.name, []).append(helper)
+            for maker in module.makers:
+                self.makers.setdefault(maker.name, []).append(maker)
 
     def lineage(self, name: str) -> list[str]:
         """A class and its bases, nearest first, each once."""
@@ -1288,6 +1450,11 @@ class Library:
                     return defined.templates
         return ()
 
+    def made(self, name: str) -> tuple[str, ...]:
+        """The messages the one function of that name that makes messages returns."""
+        makers = self.makers.get(name, [])
+        return makers[0].templates if len(makers) == 1 else ()
+
     def helper(self, name: str, owner: str, receiver: str) -> Helper | None:
         """The raise helper a call names: a method of the receiver's class (or a base), or of
         the one class named after the receiver (`parser` → `Parser`), or the one function of
@@ -1311,7 +1478,8 @@ class Library:
         found: list[object] = []
         for pending in module.pending:
             if pending.reason:
-                found.append(self.built(pending.name, pending.origin))
+                made = self.made(pending.made_by)
+                found.append((made, self.built(pending.name, pending.origin)))
             else:
                 found.append(self.helper(pending.name, pending.owner, pending.receiver))
         return tuple(found)
@@ -1327,11 +1495,14 @@ def resolved(module: ModuleScan, library: Library) -> tuple[list[RaiseSite], lis
     for pending in module.pending:
         site = pending.site
         if pending.reason:  # a class raised without a literal message
-            templates = library.built(pending.name, pending.origin)
+            made = library.made(pending.made_by)
+            templates = made or library.built(pending.name, pending.origin)
             if not templates:
                 skipped.append(Skipped(site.line, pending.reason))
+            made_by, built_by = (pending.made_by, "") if made else (site.made_by, pending.name)
             sites += [
-                dataclasses.replace(site, template=t, built_by=pending.name) for t in templates
+                dataclasses.replace(site, template=t, made_by=made_by, built_by=built_by)
+                for t in templates
             ]
             continue
         helper = library.helper(pending.name, pending.owner, pending.receiver)
@@ -1546,6 +1717,7 @@ def scan_module(source: str, settings: ScanSettings | None = None) -> ModuleScan
         tuple(scanner.pending),
         tuple(scanner.classes),
         tuple(scanner.helpers),
+        tuple(scanner.makers),
     )
 
 

@@ -120,6 +120,12 @@ def quoted(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
+HANDED_ON = {  # what the trigger adds for an exception made, not raised, where it is pinned
+    "yield": " It is yielded there, for the code that iterates over it to raise or report.",
+    "set_exception": " It is set on a future there, and raised where that future is awaited.",
+}
+
+
 def skeleton(
     pin: Pin, site: RaiseSite, record_id: str, related: list[str], places: list[Found]
 ) -> str:
@@ -151,6 +157,7 @@ def skeleton(
             trigger += f" Its message is made by {code_span(site.made_by)}."
         if site.helper:
             trigger += f" It goes through {code_span(site.helper)}, which raises it."
+        trigger += HANDED_ON.get(site.handed, "")
     related_lines = ["related:", *(f'  - "{other}"' for other in related)] if related else []
     return (
         "\n".join(
