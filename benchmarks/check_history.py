@@ -6,11 +6,14 @@
 1. Every (record, release) pair listed: in `git show <release>:<path>`, every word of three
    letters or more of the message's literal text is within 80 lines above the line given (a
    message held in a variable) to 15 below (string literals joined across lines read as
-   one), and the line says `raise` or `assert`, or calls a function that release defines
-   (a raise helper), or is an entry of a table of error messages (`error_messages` above
-   it); or the line says `raise X` and the words are in the definition of class X in that
-   release (a message the class builds); or the line raises or asserts with a name the
-   module assigns once, at its top level, to a text with the words (`MESSAGE = "…"`).
+   one), and the line says `raise`, `assert` or `yield` (or calls `set_exception`,
+   `raise_from` or `reraise`), or calls a function that release defines (a raise helper),
+   or is an entry of a table of error messages (`error_messages` above it); or the line
+   raises and the words are in the definition of a function it calls (a message a
+   function makes); or the line says `raise X` (or `yield X`) and the words are in the
+   definition of class X in that release (a message the class builds); or the line raises
+   or asserts with a name the module assigns once, at its top level, to a text with the
+   words (`MESSAGE = "…"`).
 2. Every pair not listed: `git grep -F` of the record's longest literal run (20 characters
    or more, with a space, on one source line) in that release's Python files (tests, docs,
    examples and benchmarks left out, as scan leaves them), in a string and not in a
@@ -31,6 +34,8 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
+
+from errpages.git.code import left_out_kind
 
 PLACEHOLDER_RE = re.compile(r"\{\{|\}\}|\{[^{}]*\}")
 # Two string literals joined, on one line or across one (`"…return"` then
@@ -114,6 +119,8 @@ def main(repo_dir: str, history_file: str) -> None:
         for line in out.splitlines():
             commit, path, number, text = line.split(":", 3)
             before = text[: text.find(chunk)]
+            if left_out_kind(path) is not None:  # `pkg/tests/`: left out at any depth
+                continue
             if not text.lstrip().startswith("#") and ('"' in before or "'" in before):
                 hits[by_commit[commit]].append((path, int(number)))
         for release, found in hits.items():
@@ -140,8 +147,8 @@ def main(repo_dir: str, history_file: str) -> None:
 
 
 CALL_RE = re.compile(r"(?:^|[\s.(=])([A-Za-z_]\w*)\(")
-TABLE_ENTRY_RE = re.compile(r"^\s*[\"'][\w-]+[\"']\s*:")
-CLASS_RAISED_RE = re.compile(r"\braise\s+(?:[\w.]+\.)?([A-Z_]\w*)\s*\(")
+TABLE_ENTRY_RE = re.compile(r"^\s*(?:\w*error_messages\s*=\s*\{\s*)?[\"'][\w-]+[\"']\s*:")
+CLASS_RAISED_RE = re.compile(r"\b(?:raise|yield)\s+(?:[\w.]+\.)?([A-Z_]\w*)\s*\(")
 RAISING_CALL_RE = re.compile(r"\b(set_exception|raise_from|reraise)\(")
 CLASS_CALLED_RE = re.compile(r"\b([A-Z_]\w*)\s*\(")
 DEFINITION = r"^\s*(async\s+)?(class|def)\s+\w+"
@@ -154,7 +161,7 @@ def how_raised(
 ) -> str:
     """How the line raises the message, as git shows it: "" when it does not."""
     here = all(w in wide for w in words)
-    raises = re.search(r"\b(raise|assert|set_exception|raise_from|reraise)\b", said)
+    raises = re.search(r"\b(raise|assert|yield|set_exception|raise_from|reraise)\b", said)
     if here and raises:
         return "at a raise"
     above = lines[max(0, at - 40) : at]
@@ -169,8 +176,11 @@ def how_raised(
             return "a module constant"
     for name in CALL_RE.findall(said):  # a helper's own words are in its definition
         helper = defined(git, commit, "def", name)
-        if helper and "raise" in helper and all(w in wide or w in helper for w in words):
-            return "a raise helper's call"
+        if helper and all(w in wide or w in helper for w in words):
+            if raises:  # `raise X(types_msg(…))`: the function makes the message
+                return "a message a function makes"
+            if "raise" in helper:
+                return "a raise helper's call"
     raised = CLASS_RAISED_RE.search(said)
     if raised is None and RAISING_CALL_RE.search(said):  # `reraise(X, X(…), tb)` over lines
         raised = CLASS_CALLED_RE.search("\n".join(lines[at - 1 : at + 4]))
