@@ -377,6 +377,15 @@ def test_an_exception_yielded_for_its_caller_and_the_text_a_message_takes_from_v
         "    else:\n"
         "        error = 'Additional properties are not allowed (%s unexpected)'\n"
         "        yield ValidationError(error % extras)\n"
+        # jsonschema 3.x, for Python 2 too: the message in `__unicode__`
+        "class UndefinedTypeCheck(Exception):\n"
+        "    def __init__(self, type):\n"
+        "        self.type = type\n"
+        "    def __unicode__(self):\n"
+        "        return 'Type %r is unknown to this type checker' % self.type\n"
+        "    __str__ = __unicode__\n"
+        "def is_type(type):\n"
+        "    raise UndefinedTypeCheck(type)\n"
     )
     sites, skipped = scan_source(source)
     assert [(s.line, s.exception, s.template, s.handed) for s in sites] == [
@@ -396,6 +405,7 @@ def test_an_exception_yielded_for_its_caller_and_the_text_a_message_takes_from_v
             "Additional properties are not allowed ({extras} unexpected)",
             "yield",
         ),
+        (46, "UndefinedTypeCheck", "Type {type!r} is unknown to this type checker", ""),
     ]
     assert [(s.line, s.reason) for s in skipped] == [
         (31, "not an exception class (a CapWords name)")

@@ -699,6 +699,7 @@ LOWER_CASE_EXCEPTIONS = {
     "socket": frozenset({"error", "timeout", "gaierror", "herror"}),
     **dict.fromkeys(("os", "select", "re", "struct", "zlib", "getopt"), frozenset({"error"})),
 }
+TEXT_METHODS = ("__str__", "__unicode__")  # what `str(exc)` returns (Python 2: the second)
 EXCEPTION_SUFFIXES = ("Error", "Exception", "Warning")  # how exception classes are named
 
 SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)  # what `RaiseSite.scope` names
@@ -1064,11 +1065,12 @@ class _Scanner:
         return ""
 
     def building(self) -> ast.ClassDef | None:
-        """The class whose `__init__` or `__str__` the walk is directly in, if it is."""
+        """The class whose `__init__` or `__str__` (Python 2's `__unicode__`) the walk is
+        directly in, if it is."""
         if len(self.within) < 2 or not isinstance(self.within[-2], ast.ClassDef):
             return None
         method = self.within[-1]
-        if isinstance(method, ast.FunctionDef) and method.name in ("__init__", "__str__"):
+        if isinstance(method, ast.FunctionDef) and method.name in ("__init__", *TEXT_METHODS):
             return self.within[-2]
         return None
 
@@ -1078,7 +1080,7 @@ class _Scanner:
         value = node.value
         messages: list[ast.expr] = []
         if isinstance(node, ast.Return) and value is not None:
-            messages = [value] if self.within[-1].name == "__str__" else []
+            messages = [value] if self.within[-1].name in TEXT_METHODS else []
         elif isinstance(node, ast.Assign):
             target = node.targets[0]
             if (
