@@ -466,3 +466,53 @@ def test_the_markdown_export_says_when_and_what_changed(project, tmp_path: Path)
     assert rows[0].startswith("| v1.0 | raised |")
     assert rows[1].startswith("| v1.1 | reworded: was “unknown widget &#123;name!r&#125;” |")
     assert f"(https://github.com/acme/proj/blob/{tags['v1.1']}/pkg/widgets.py#L5)" in rows[1]
+
+
+def test_after_releases_without_it_an_error_is_not_taken_for_another_files_alike_raise(
+    tmp_path: Path,
+    make_content,  # type: ignore[no-untyped-def]
+) -> None:
+    # uvicorn: 0.2's `http.response.body` check in httptools.py, gone by 0.3, is not 0.25's
+    # `websocket.http.response.body` check in websockets.py reworded and moved; a file its
+    # record says raises it too may have had it before the gap (wsproto.py).
+    http = (
+        "def send(message):\n"
+        "    if message['type'] != 'http.response.body':\n"
+        "        msg = \"Expected ASGI message 'http.response.body', but got '%s'.\"\n"
+        "        raise RuntimeError(msg % message['type'])\n"
+    )
+    websocket = http.replace("http.response.body', but", "websocket.http.response.body' but")
+    websocket = websocket.replace("'http.response.body'", "'websocket.http.response.body'")
+    older = websocket.replace("body' but", "body', but")
+    empty = "def send(message):\n    pass\n"
+
+    def followed(name: str, wsproto: list[str]) -> list[tuple[str, str]]:
+        repo = GitRepo(tmp_path / name)
+        for tag, files in [
+            ("0.2", {"pkg/httptools.py": http, "pkg/wsproto.py": wsproto[0]}),
+            ("0.3", {"pkg/httptools.py": empty, "pkg/wsproto.py": empty}),
+            ("0.25", {"pkg/websockets.py": websocket, "pkg/wsproto.py": wsproto[1]}),
+            (
+                "0.26",
+                {"pkg/websockets.py": websocket.replace("'%s'", "%r"), "pkg/wsproto.py": empty},
+            ),
+        ]:
+            for path, text in files.items():
+                repo.write(path, text)
+            repo.commit(tag)
+            repo.git("tag", tag)
+        content = make_content({})
+        scan = ("scan", str(repo.path), "--repo", "acme/asgi", "--content", str(content))
+        assert run_cli(*scan, "--commit", "0.25", "--path", "pkg").exit_code == 0
+        [record] = history(content, repo)["records"]
+        return [(r["release"], r["path"]) for r in record["raised"]]
+
+    assert followed("asgi", [empty, empty]) == [
+        ("0.25", "pkg/websockets.py"),
+        ("0.26", "pkg/websockets.py"),
+    ]
+    assert followed("also", [older, websocket]) == [
+        ("0.2", "pkg/wsproto.py"),
+        ("0.25", "pkg/websockets.py"),
+        ("0.26", "pkg/websockets.py"),
+    ]

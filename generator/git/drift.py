@@ -150,6 +150,11 @@ class Wanted:
     conditions: tuple[str, ...]  # what holds when it runs: or a rewording in place keeps these
     seen: str  # the commit it was seen in, beside other raises
     built: bool = False  # its message is built by the class raised (its words are not there)
+    # looked for past releases that do not raise it: only its very message may be in another
+    # file than its own and those its record lists as raising it too (a message alike there
+    # is another check, not it moved back)
+    after_gap: bool = False
+    also: frozenset[str] = frozenset()  # the other files its record raises it in
 
     @classmethod
     def of(
@@ -160,6 +165,8 @@ class Wanted:
         path: str | None,
         site: RaiseSite | None,
         seen: str,
+        after_gap: bool = False,
+        also: frozenset[str] = frozenset(),
     ) -> Wanted:
         message = canonical(message)
         return cls(
@@ -174,6 +181,8 @@ class Wanted:
             site.conditions if site else (),
             seen,
             bool(site and site.built_by),
+            after_gap,
+            also,
         )
 
 
@@ -320,7 +329,8 @@ def assign(
 def match_raises(code: Code, target: str, wanted: list[Wanted]) -> dict[int, Candidate]:
     """Each record's raise at REV, one to one, the best matches taken first: the very message
     in the record's own file; for the records left, the very message in another file; for
-    those still left, a message alike enough, in its file first."""
+    those still left, a message alike enough, in its file first (for a raise looked for
+    past releases without it, only there and where its record says it is raised too)."""
     chosen: dict[int, Candidate] = {}
     taken: set[tuple[str, int, str]] = set()
     own = [[w.path] if w.path is not None else [] for w in wanted]
@@ -334,7 +344,12 @@ def match_raises(code: Code, target: str, wanted: list[Wanted]) -> dict[int, Can
     left = [w for i, w in enumerate(wanted) if i not in chosen]
     files_with = files_with_words(code, target, {word for w in left for word in probe_words(w)})
     look(lambda i, w: other_files(w, files_with, exact=True), exact=True)
-    look(lambda i, w: own[i] + other_files(w, files_with, exact=False), exact=False)
+
+    def alike(i: int, w: Wanted) -> list[str]:
+        others = other_files(w, files_with, exact=False)
+        return own[i] + [path for path in others if not w.after_gap or path in w.also]
+
+    look(alike, exact=False)
     return chosen
 
 
