@@ -7,7 +7,7 @@
    letters or more of the message's literal text is within 80 lines above the line given (a
    message held in a variable) to 15 below (string literals joined across lines read as
    one), and the line says `raise`, `assert` or `yield` (or calls `set_exception`,
-   `raise_from` or `reraise`), or calls a function that release defines (a raise helper),
+   `raise_from`, `reraise` or `warn`), or calls a function that release defines (a raise helper),
    or is an entry of a table of error messages (`error_messages` above it); or the line
    raises and the words are in the definition of a function it calls (a message a
    function makes); or the line says `raise X` (or `yield X`) and the words are in the
@@ -161,7 +161,9 @@ def how_raised(
 ) -> str:
     """How the line raises the message, as git shows it: "" when it does not."""
     here = all(w in wide for w in words)
-    raises = re.search(r"\b(raise|assert|yield|set_exception|raise_from|reraise)\b", said)
+    raises = re.search(
+        r"\b(raise|assert|yield|set_exception|raise_from|reraise|warn|warn_explicit)\b", said
+    )
     if here and raises:
         return "at a raise"
     above = lines[max(0, at - 40) : at]
@@ -190,7 +192,7 @@ def how_raised(
 
 
 CLASS_LINE_RE = re.compile(r"^\s*class\s+(\w+)")
-CONSTANT_RE = re.compile(r"\b[A-Z][A-Z0-9_]{2,}\b")
+CONSTANT_RE = re.compile(r"\b_?[A-Z][A-Z0-9_]{2,}\b")
 raised_classes: dict[str, set[str]] = {}
 
 

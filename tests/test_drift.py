@@ -678,3 +678,67 @@ def test_errors_yielded_for_the_caller_to_raise_are_drafted_checked_and_followed
         ("1.0", "{instance!r} is too short"),
         ("unreleased", "{instance!r} is too short to be valid"),
     ]
+
+
+def test_a_warning_is_drafted_pinned_and_followed_through_releases(
+    tmp_path: Path,
+    make_content,  # type: ignore[no-untyped-def]
+) -> None:
+    # click's deprecations: issued through `warnings`, reworded, then dropped with the option.
+    core = (
+        "import warnings\n"
+        "\n"
+        "\n"
+        "def load(path, strict=None):\n"
+        "    if strict is not None:\n"
+        "        warnings.warn(\n"
+        "            \"The 'strict' argument is deprecated; use 'mode' instead.\",\n"
+        "            DeprecationWarning,\n"
+        "            stacklevel=2,\n"
+        "        )\n"
+        "    return path\n"
+    )
+    reworded = core.replace("deprecated;", "deprecated and will be removed in 3.0;")
+    repo = GitRepo(tmp_path / "proj")
+    for tag, text in [
+        ("1.0", core),
+        ("2.0", "\n" + reworded),
+        ("3.0", "def load(path):\n    return path\n"),
+    ]:
+        repo.write("pkg/core.py", text)
+        repo.commit(tag)
+        repo.git("tag", tag)
+    content = make_content({})
+    scan = ("scan", str(repo.path), "--content", str(content), "--repo", "acme/proj")
+    assert run_cli(*scan, "--commit", "1.0").exit_code == 0
+    [path] = (content / "errors").rglob("*.yaml")
+    draft = yaml.safe_load(path.read_text())
+    assert (draft["kind"], draft["exception"]) == ("warning", "DeprecationWarning")
+    assert draft["source"]["conditions"] == ["strict is not None"]
+    assert "issued there as a warning" in draft["when"]["trigger"]
+    checked = run_cli("check", "--drafts", "--strict", "--content", str(content))
+    assert checked.exit_code == 0, checked.output
+    where = ("--content", str(content), "--repo-dir", str(repo.path))
+    statuses = {
+        to: [r["status"] for r in drift_json(content, repo, "--to", to)["records"]]
+        for to in ("1.0", "2.0", "3.0")
+    }
+    assert statuses == {"1.0": ["same"], "2.0": ["changed"], "3.0": ["removed"]}
+    # its author takes 2.0's wording, and pins it there
+    path.write_text(
+        path.read_text().replace("deprecated;", "deprecated and will be removed in 3.0;")
+    )
+    pinned = run_cli("pin", str(path), *where, "--commit", "2.0")
+    assert pinned.exit_code == 0, pinned.output
+    assert yaml.safe_load(path.read_text())["source"]["line"] == 7
+    [record] = json.loads(run_cli("history", *where, "--json").stdout)["records"]
+    assert [(r["release"], r["line"]) for r in record["raised"]] == [("1.0", 6), ("2.0", 7)]
+    assert record["not_raised_since"] == "3.0"
+    # what Python prints for it finds its page, in the wording of the release it came from
+    printed = (
+        "/srv/app/run.py:4: DeprecationWarning: The 'strict' argument is deprecated; use "
+        "'mode' instead.\n  load('x', strict=True)\n"
+    )
+    found = run_cli("lookup", "--content", str(content), "--drafts", "--json", "--text", printed)
+    best = json.loads(found.stdout)["matches"][0]
+    assert (best["id"], best["exact"], best["former"]["releases"]) == (draft["id"], True, "1.0")

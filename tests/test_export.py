@@ -193,11 +193,7 @@ def imported_modules(source: str) -> set[str]:
 
 def test_the_module_is_python_3_8(module: Path) -> None:
     source = (module / "errpages_links.py").read_text()
-    assert imported_modules(source) <= {
-        "json",
-        "sys",
-        "urllib",
-    }  # the standard library only  # the standard library only
+    assert imported_modules(source) <= {"json", "sys", "urllib", "warnings"}  # the stdlib only
 
 
 HOSTILE_EXCEPTIONS = """
@@ -431,9 +427,43 @@ def test_without_explain_the_module_has_no_text_and_with_it_stays_python_3_8(
         "json",
         "sys",
         "urllib",
+        "warnings",
         "re",
         "textwrap",
         "shutil",
         "argparse",
     }
     assert small[small.index("\nSITE_TITLE") :] in source  # the same module, text added
+
+
+def test_a_shown_warning_that_has_a_page_ends_with_it(tmp_path: Path, make_content) -> None:  # type: ignore[no-untyped-def]
+    record = (
+        valid_record(message='"The {name!r} argument is deprecated."')
+        .replace("exception: ValueError", "kind: warning\nexception: DeprecationWarning")
+        .replace('raise ValueError("bad widget")', 'warnings.warn("…", DeprecationWarning)')
+    )
+    content = make_content({"errors/a.yaml": record})
+    exported = export(content, tmp_path / "errpages_links.py", "--base-url", "https://x.example/")
+    assert exported.returncode == 0, exported.stderr
+    code = (
+        "import sys, warnings\nsys.path.insert(0, sys.argv[1])\nimport errpages_links\n"
+        "def earlier(message, category, filename, lineno, file=None, line=None):\n"
+        "    sys.stderr.write(f'{category.__name__}: {message} (the earlier function)\\n')\n"
+        "warnings.showwarning = earlier\n"
+        "errpages_links.install_showwarning()\nerrpages_links.install_showwarning()\n"
+        "warnings.simplefilter('always')\n"
+        "warnings.warn(\"The 'strict' argument is deprecated.\", DeprecationWarning)\n"
+        "warnings.warn('Something else.', DeprecationWarning)\n"
+        "warnings.warn(\"The 'strict' argument is deprecated.\", UserWarning)\n"
+        "warnings.simplefilter('error')\n"
+        "warnings.warn(\"The 'mode' argument is deprecated.\", DeprecationWarning)\n"
+    )
+    result = fresh_python(tmp_path, code)
+    assert result.returncode == 1  # raised, as the filters say: the excepthook's to link
+    assert result.stderr.splitlines()[:4] == [
+        "DeprecationWarning: The 'strict' argument is deprecated. (the earlier function)",
+        "See https://x.example/errors/0123456789abcdef/?name=strict",
+        "DeprecationWarning: Something else. (the earlier function)",
+        "UserWarning: The 'strict' argument is deprecated. (the earlier function)",
+    ]
+    assert "Traceback" in result.stderr.splitlines()[4]

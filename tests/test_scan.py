@@ -754,3 +754,49 @@ def test_a_submodule_named_like_a_module_is_not_scanned_and_stops_nothing(
     assert found["files_scanned"] == 1
     assert [(site["path"], site["line"]) for site in found["created"]] == [("widgets.py", 2)]
     assert found["skipped_sites"] == []
+
+
+def test_a_warning_issued_is_a_site_of_its_category() -> None:
+    # click's, werkzeug's and pytest's deprecations: the category given, `UserWarning` when
+    # none is, the class of a warning made and handed to `warn`; a method named `warn` is not.
+    source = (
+        "import warnings\n"
+        "from warnings import warn\n"
+        "def group(cls=None, strict=None):\n"
+        "    if cls is BaseCommand:\n"
+        "        warnings.warn(\n"
+        "            \"'BaseCommand' is deprecated and will be removed in Click 9.0.\",\n"
+        "            DeprecationWarning,\n"
+        "            stacklevel=2,\n"
+        "        )\n"
+        "    if strict is not None:\n"
+        "        warn(f'strict={strict!r} is ignored', category=errors.StrictWarning)\n"
+        "    warnings.warn('no category given')\n"
+        "    warnings.warn('None given', category=None)\n"
+        "    warnings.warn(RemovedIn9Warning(f'{cls.__name__} is deprecated'))\n"
+        "    notice = FutureWarning('a variable that holds one')\n"
+        "    warnings.warn(notice, stacklevel=2)\n"
+        "    warnings.warn(DEPRECATED_CONSTANT)\n"
+        "    warnings.warn('category held elsewhere', categories[0])\n"
+        "    self.warn('a logger method, not a warning')\n"
+        "    log.warn('nor this')\n"
+    )
+    sites, skipped = scan_source(source)
+    assert [(s.line, s.exception, s.template, s.handed) for s in sites] == [
+        (
+            5,
+            "DeprecationWarning",
+            "'BaseCommand' is deprecated and will be removed in Click 9.0.",
+            "warn",
+        ),
+        (11, "StrictWarning", "strict={strict!r} is ignored", "warn"),
+        (12, "UserWarning", "no category given", "warn"),
+        (13, "UserWarning", "None given", "warn"),
+        (14, "RemovedIn9Warning", "{cls_name} is deprecated", "warn"),
+        (16, "FutureWarning", "a variable that holds one", "warn"),
+    ]
+    assert sites[0].conditions == ("cls is BaseCommand",)
+    assert [(s.line, s.reason) for s in skipped] == [
+        (17, "warning: message is not built from string literals"),
+        (18, "warning: category not named"),
+    ]

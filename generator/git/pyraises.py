@@ -53,7 +53,8 @@ class RaiseSite:
     # the entry of a class's table of error messages it is (`Form.error_messages['invalid']`)
     table_entry: str = field(default="", compare=False)
     # how the exception leaves the statement when it is not raised there: `yield` (for the
-    # caller to raise), `set_exception` (raised where the future is awaited)
+    # caller to raise), `set_exception` (raised where the future is awaited), `warn` (issued
+    # as a warning of its class, which the warnings filters show, hide or raise)
     handed: str = field(default="", compare=False)
 
     @property
@@ -699,6 +700,7 @@ LOWER_CASE_EXCEPTIONS = {
     "socket": frozenset({"error", "timeout", "gaierror", "herror"}),
     **dict.fromkeys(("os", "select", "re", "struct", "zlib", "getopt"), frozenset({"error"})),
 }
+WARN_FUNCTIONS = frozenset({"warn", "warn_explicit"})  # of `warnings`: message, then category
 TEXT_METHODS = ("__str__", "__unicode__")  # what `str(exc)` returns (Python 2: the second)
 EXCEPTION_SUFFIXES = ("Error", "Exception", "Warning")  # how exception classes are named
 
@@ -1000,6 +1002,9 @@ class _Scanner:
             return
         if not isinstance(value, ast.Call) or isinstance(node, ast.Assign):
             return
+        if self.warns(value):
+            self.visit_warn(node, value)
+            return
         name = last_name(value.func)
         if name in RAISING_CALLS:
             for argument in value.args:
@@ -1022,6 +1027,37 @@ class _Scanner:
                 site, name, owner, arguments, keywords, "", "", classes, keyword_classes, receiver
             )
             self.pending.append(pending)
+
+    def warns(self, call: ast.Call) -> bool:
+        """Whether a call is of `warnings.warn` (or `warn_explicit`), named through the module
+        or imported from it."""
+        called = call.func
+        if isinstance(called, ast.Attribute) and isinstance(called.value, ast.Name):
+            return called.value.id == "warnings" and called.attr in WARN_FUNCTIONS
+        if isinstance(called, ast.Name):
+            return called.id in WARN_FUNCTIONS and self.imported.get(called.id) == "warnings"
+        return False
+
+    def visit_warn(self, node: ast.stmt, call: ast.Call) -> None:
+        """`warnings.warn("…", DeprecationWarning)`: a warning of the category given (a
+        `UserWarning` when none is, or `None`), or of the class of the warning given
+        (`warn(RemovedIn9Warning("…"))`, or a variable that holds one)."""
+        keywords = {k.arg: k.value for k in call.keywords if k.arg}
+        message = call.args[0] if call.args else keywords.get("message")
+        if message is None:
+            self.skipped.append(Skipped(node.lineno, "warning without a message"))
+            return
+        if given := self.exceptions_in(message, node):
+            for made_class, made in given:
+                self.visit_raised(node, made_class, made)
+            return
+        unnamed = ast.Constant(None)
+        category = call.args[1] if len(call.args) > 1 else keywords.get("category", unnamed)
+        default = isinstance(category, ast.Constant) and category.value is None
+        name = "UserWarning" if default else class_named(category)
+        reason = self.add(node, name, [message], self.conditions) if name else "category not named"
+        if reason:
+            self.skipped.append(Skipped(node.lineno, f"warning: {reason}"))
 
     def origin(self, raised: ast.expr) -> str:
         """Where a class raised comes from: the module `from … import` took it (or the module
@@ -1312,17 +1348,19 @@ class _Scanner:
             scope=".".join(self.names),
             conditions=tuple(map(condition_text, conditions)),
             made_by=self.made_by.get(id(node), ""),
-            handed=handed_on(node),
+            handed=self.handed_on(node),
         )
 
-
-def handed_on(node: ast.stmt) -> str:
-    """How a statement hands on the exception it makes without raising it, if it does."""
-    value = node.value if isinstance(node, ast.Expr) else None
-    if isinstance(value, ast.Yield):
-        return "yield"
-    name = last_name(value.func) if isinstance(value, ast.Call) else None
-    return "set_exception" if name == "set_exception" else ""
+    def handed_on(self, node: ast.stmt) -> str:
+        """How a statement hands on the exception it makes without raising it, if it does."""
+        value = node.value if isinstance(node, ast.Expr) else None
+        if isinstance(value, ast.Yield):
+            return "yield"
+        if not isinstance(value, ast.Call):
+            return ""
+        if self.warns(value):
+            return "warn"
+        return "set_exception" if last_name(value.func) == "set_exception" else ""
 
 
 def definitions(

@@ -48,6 +48,7 @@ class ScanSummary:
     commit: str
     files_scanned: int = 0
     raise_sites: int = 0
+    warning_sites: int = 0  # of the raise sites, those that issue a warning
     created: list[dict[str, Any]] = field(default_factory=list)
     already_covered: int = 0  # raises of a message a record written before covers
     repeated: int = 0  # raises of an error a draft of this scan is pinned to another raise of
@@ -61,6 +62,7 @@ class ScanSummary:
                 "commit": self.commit,
                 "files_scanned": self.files_scanned,
                 "raise_sites": self.raise_sites,
+                "warning_sites": self.warning_sites,
                 "records_created": len(self.created),
                 "already_covered": self.already_covered,
                 "repeated": self.repeated,
@@ -76,7 +78,8 @@ class ScanSummary:
         lines = [
             f"Scanned {self.repo} at {self.commit[:12]}: "
             f"{plural(self.files_scanned, 'Python file')}, "
-            f"{plural(self.raise_sites, 'raise site')} with a message.",
+            f"{plural(self.raise_sites, 'raise site')} with a message"
+            + (f" ({self.warning_sites} of them warnings)." if self.warning_sites else "."),
             f"  records created:  {len(self.created)}",
             f"  already covered:  {self.already_covered} (a record written before has the message)",
             f"  raised again:     {self.repeated} (elsewhere: listed in the draft of the error)",
@@ -120,7 +123,12 @@ def quoted(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
+MEANING = {  # what a draft's meaning is to say, by kind
+    "error": "what this error means and why the check exists.",
+    "warning": "what this warning means and why the code issues it.",
+}
 HANDED_ON = {  # what the trigger adds for an exception made, not raised, where it is pinned
+    "warn": " It is issued there as a warning, which the warnings filters show, hide or raise.",
     "yield": " It is yielded there, for the code that iterates over it to raise or report.",
     "set_exception": " It is set on a future there, and raised where that future is awaited.",
 }
@@ -132,6 +140,7 @@ def skeleton(
     """A draft record for one raise site: what the code says filled in (identity, pin, the
     function, the conditions as the trigger, the raises that share them as related), what
     only its author knows (meaning, solutions) to be written."""
+    kind = "warning" if site.handed == "warn" else "error"
     source = [
         f"  snippet_file: {quoted(pin.file_name())}",
         f"  path: {quoted(pin.path)}",
@@ -168,10 +177,11 @@ def skeleton(
                 "# then remove `draft: true` to publish it.",
                 f'id: "{record_id}"',
                 f"repo: {pin.repo}",
+                *([f"kind: {kind}"] if kind != "error" else []),
                 f"exception: {quoted(site.exception)}",
                 f"message: {quoted(site.template)}",
                 "draft: true",
-                f'meaning: "{TO_WRITE}: what this error means and why the check exists."',
+                f'meaning: "{TO_WRITE}: {MEANING[kind]}"',
                 "source:",
                 *source,
                 "solutions:",
@@ -257,6 +267,7 @@ def scan_repository(
             summary.skipped += [{"path": path, "line": s.line, "reason": s.reason} for s in skipped]
             found += [Found(path, s, identity_key(repo, s.exception, s.template)) for s in sites]
     summary.raise_sites = len(found)
+    summary.warning_sites = sum(item.site.handed == "warn" for item in found)
     drafts: list[Found] = []
     drafted: dict[tuple[str, str, str], str] = {}
     places: dict[tuple[str, str, str], list[Found]] = {}  # the other raises of a draft's error

@@ -25,9 +25,12 @@ from errpages.site.model import Record, Site
 RUNTIME = r'''
 import json
 import sys
+import warnings
 from urllib.parse import urlencode
 
-__all__ = ["url_for", "install_excepthook", "add_note", "BASE_URL", "SITE_TITLE"]
+__all__ = [
+    "url_for", "install_excepthook", "install_showwarning", "add_note", "BASE_URL", "SITE_TITLE"
+]
 
 # Line breaks are \n and \r; these are the other white space characters (as errpages reads them).
 _SPACES = {ord(c): " " for c in "\t\v\f\u00a0\u1680\u2028\u2029\u202f\u205f\u3000"}
@@ -197,6 +200,27 @@ def install_excepthook():
 
     hook.errpages_links = True
     sys.excepthook = hook
+
+
+def install_showwarning():
+    """After a warning that has a page is shown, print `See <its URL>` under it, where it was
+    shown. The function in place is kept and called first; installing twice changes
+    nothing."""
+    previous = warnings.showwarning
+    if getattr(previous, "errpages_links", False):
+        return
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        previous(message, category, filename, lineno, file, line)
+        try:
+            see = _see(message if isinstance(message, Warning) else category(message))
+            if see:
+                (sys.stderr if file is None else file).write(see + "\n")
+        except Exception:  # a category that cannot be made, or a file that cannot write
+            pass
+
+    show.errpages_links = True
+    warnings.showwarning = show
 
 
 def add_note(exc):
