@@ -684,7 +684,8 @@ def test_a_warning_is_drafted_pinned_and_followed_through_releases(
     tmp_path: Path,
     make_content,  # type: ignore[no-untyped-def]
 ) -> None:
-    # click's deprecations: issued through `warnings`, reworded, then dropped with the option.
+    # click's and httpx's deprecations: issued through `warnings`, reworded, made an error
+    # in place, then dropped with the option.
     core = (
         "import warnings\n"
         "\n"
@@ -698,12 +699,22 @@ def test_a_warning_is_drafted_pinned_and_followed_through_releases(
         "        )\n"
         "    return path\n"
     )
-    reworded = core.replace("deprecated;", "deprecated and will be removed in 3.0;")
+    reworded = core.replace("deprecated;", "deprecated and will be removed in 4.0;")
+    raised = (
+        "def load(path, strict=None):\n"
+        "    if strict is not None:\n"
+        "        raise TypeError(\n"
+        "            \"The 'strict' argument is deprecated and will be removed in 4.0; use 'mode' \"\n"
+        '            "instead."\n'
+        "        )\n"
+        "    return path\n"
+    )
     repo = GitRepo(tmp_path / "proj")
     for tag, text in [
         ("1.0", core),
         ("2.0", "\n" + reworded),
-        ("3.0", "def load(path):\n    return path\n"),
+        ("3.0", raised),
+        ("4.0", "def load(path):\n    return path\n"),
     ]:
         repo.write("pkg/core.py", text)
         repo.commit(tag)
@@ -715,25 +726,29 @@ def test_a_warning_is_drafted_pinned_and_followed_through_releases(
     draft = yaml.safe_load(path.read_text())
     assert (draft["kind"], draft["exception"]) == ("warning", "DeprecationWarning")
     assert draft["source"]["conditions"] == ["strict is not None"]
-    assert "issued there as a warning" in draft["when"]["trigger"]
+    assert draft["when"]["trigger"].startswith("Issued in `load` when `strict is not None`.")
     checked = run_cli("check", "--drafts", "--strict", "--content", str(content))
     assert checked.exit_code == 0, checked.output
     where = ("--content", str(content), "--repo-dir", str(repo.path))
     statuses = {
         to: [r["status"] for r in drift_json(content, repo, "--to", to)["records"]]
-        for to in ("1.0", "2.0", "3.0")
+        for to in ("1.0", "2.0", "3.0", "4.0")
     }
-    assert statuses == {"1.0": ["same"], "2.0": ["changed"], "3.0": ["removed"]}
+    assert statuses == {"1.0": ["same"], "2.0": ["changed"], "3.0": ["changed"], "4.0": ["removed"]}
     # its author takes 2.0's wording, and pins it there
     path.write_text(
-        path.read_text().replace("deprecated;", "deprecated and will be removed in 3.0;")
+        path.read_text().replace("deprecated;", "deprecated and will be removed in 4.0;")
     )
     pinned = run_cli("pin", str(path), *where, "--commit", "2.0")
     assert pinned.exit_code == 0, pinned.output
     assert yaml.safe_load(path.read_text())["source"]["line"] == 7
     [record] = json.loads(run_cli("history", *where, "--json").stdout)["records"]
-    assert [(r["release"], r["line"]) for r in record["raised"]] == [("1.0", 6), ("2.0", 7)]
-    assert record["not_raised_since"] == "3.0"
+    assert [(r["release"], r["line"], r.get("kind")) for r in record["raised"]] == [
+        ("1.0", 6, "warning"),
+        ("2.0", 7, "warning"),
+        ("3.0", 3, None),
+    ]
+    assert record["not_raised_since"] == "4.0"
     # what Python prints for it finds its page, in the wording of the release it came from
     printed = (
         "/srv/app/run.py:4: DeprecationWarning: The 'strict' argument is deprecated; use "
@@ -742,3 +757,27 @@ def test_a_warning_is_drafted_pinned_and_followed_through_releases(
     found = run_cli("lookup", "--content", str(content), "--drafts", "--json", "--text", printed)
     best = json.loads(found.stdout)["matches"][0]
     assert (best["id"], best["exact"], best["former"]["releases"]) == (draft["id"], True, "1.0")
+    # its page says it was issued, then raised, and what the code does with it now
+    out = tmp_path / "site"
+    built = run_cli("build", "--content", str(content), "--out", str(out), "--drafts")
+    assert built.exit_code == 0, built.output
+    assert "this warning is not issued in the latest release (4.0)" in built.output
+    page = parse_html(out / "errors" / draft["id"] / "index.html")
+    assert page.select_one(".releases").get_text() == (
+        "Issued in 1.0 – 3.0 · reworded in 2.0 · raised as TypeError in 3.0 · not raised since 4.0"
+    )
+    rows = [
+        [c.get_text(" ", strip=True) for c in tr.find_all(["th", "td"])][:2]
+        for tr in page.select("table.history tbody tr")
+    ]
+    assert rows == [
+        ["1.0", "issued"],
+        ["2.0", "reworded"],
+        ["3.0", "raised as TypeError"],
+        ["4.0", "no longer raised"],
+    ]
+    banner = page.select_one(".retired-banner").get_text(" ", strip=True)
+    assert banner.startswith("No longer raised since 4.0")
+    api = json.loads((out / "api" / "errors" / f"{draft['id']}.json").read_text())
+    kinds = [run.get("kind") for run in api["resolved"]["history"]["raised"]]
+    assert kinds == ["warning", "warning", None]

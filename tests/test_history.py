@@ -230,7 +230,10 @@ def test_pages_say_when_and_what_changed_and_the_api_carries_it(project, tmp_pat
         gone.select_one(".releases").get_text() == "Raised in v1.0 – v1.2 · not raised since v2.0"
     )
     assert "since v2.0" in gone.select_one(".retired-banner").get_text(" ", strip=True)
-    assert "warning: retired: the latest release (unreleased code) does not raise" in result.output
+    assert (
+        "warning: retired: this error is not raised in the latest release (unreleased code)"
+        in result.output
+    )
 
     data = json.loads((out / "api" / "errors" / f"{ids['Size must']}.json").read_text())
     runs = data["resolved"]["history"]["raised"]
@@ -254,6 +257,10 @@ def test_a_broken_history_file_is_an_error_naming_the_line(project, tmp_path: Pa
     assert result.exit_code == 1
     line = text[: text.index('"00000000000000aa": {')].count("\n") + 1
     assert f"proj.json:{line}:" in result.output and "unreadable history file" in result.output
+    saved.write_text(text.replace('"from": ', '"kind": "fatal", "from": ', 1))
+    result = run_cli("build", "--content", str(content), "--out", str(tmp_path / "site"))
+    assert result.exit_code == 1
+    assert "expected kind 'error' or 'warning'" in result.output
 
 
 def test_a_malformed_tree_is_a_clear_error(project) -> None:  # type: ignore[no-untyped-def]

@@ -3,7 +3,8 @@
 `errpages history` writes it (a build never does) and builds read it like a record: one
 JSON value per line for each release and each run of releases raising an error the same
 way (`from` its first release, `until` the first after it that does not, null while the
-latest does), so a diff reads as what a release changed; and where its raise was looked for in
+latest does; `"kind": "warning"` where those releases issue it with `warnings.warn`), so a diff
+reads as what a release changed; and where its raise was looked for in
 a file this Python could not parse (`unread`), so that no page says those releases do not
 raise it. It may come from a pull request: every value is checked before it is shown.
 """
@@ -18,7 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
-from errpages.content.schema import COMMIT_RE, REPO_RE, is_repo_path
+from errpages.content.schema import COMMIT_RE, KINDS, REPO_RE, is_repo_path
 from errpages.diagnostics import Diagnostic, Position, error
 from errpages.site.history import history_face
 from errpages.site.model import (
@@ -160,7 +161,11 @@ def runs_read(value: list[Any], index: dict[str | None, int]) -> tuple[Run, ...]
         conditions = run.get("conditions", [])
         if not (isinstance(conditions, list) and all(isinstance(c, str) for c in conditions)):
             raise HistoryFileError(f"raised: {run['from']}: expected conditions as a list of text")
-        runs.append(Run(first, until, Found(message, exception, path, line, tuple(conditions))))
+        kind = run.get("kind", "error")
+        if kind not in KINDS:
+            raise HistoryFileError(f"raised: {run['from']}: expected kind 'error' or 'warning'")
+        found = Found(message, exception, path, line, tuple(conditions), kind)
+        runs.append(Run(first, until, found))
         end, plain = until, (exception, path)
     return tuple(runs)
 
@@ -227,9 +232,10 @@ def found_by_release(
 
 
 def found_data(found: Found) -> dict[str, Any]:
-    """A raise found as the file and `history --json` give it (conditions when any)."""
-    data = found._asdict()
-    return data if found.conditions else {k: v for k, v in data.items() if k != "conditions"}
+    """A raise found as the file and `history --json` give it: conditions when any, the kind
+    when it is a warning issued."""
+    defaults = Found._field_defaults
+    return {k: v for k, v in found._asdict().items() if k not in defaults or v != defaults[k]}
 
 
 def history_text(stored: StoredHistory) -> str:

@@ -196,6 +196,11 @@ def history_schema() -> dict[str, Any]:
                 "description": "What holds when the raise runs in those releases (as in a "
                 "record's source.conditions); absent when nothing around it is tested.",
             },
+            "kind": {
+                "enum": ["warning"],
+                "description": "Present when those releases issue it as a warning "
+                "(`warnings.warn`) rather than raise it.",
+            },
         },
     }
     unread = {

@@ -26,6 +26,7 @@ from errpages.site.model import (
     Retired,
     Snippet,
     Source,
+    VERBS,
     TextFile,
     When,
 )
@@ -39,7 +40,7 @@ COMMIT_RE = re.compile(r"[0-9a-f]{7,40}")
 # Patterns that validate are used whole (fullmatch): `$` would let a final line break by.
 REPO_RE = re.compile(r"(?!\.\.?/)[A-Za-z0-9_.-]+/(?!\.\.?$)[A-Za-z0-9_.-]+")
 DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
-KINDS = ("error", "warning")
+KINDS = tuple(VERBS)
 MAX_TAG_LENGTH = 40
 TO_WRITE = "TO BE WRITTEN"  # marks scaffolded prose that an author still has to write
 

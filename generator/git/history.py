@@ -250,7 +250,8 @@ def start(
             anchors[commit] = anchor_of(repository, commit, found_releases)
         anchor = anchors[commit]
         source = record.source
-        seen = Seen(Found(record.message, record.exception, source.path, source.line), commit, site)
+        found = Found(record.message, record.exception, source.path, source.line, kind=site.kind)
+        seen = Seen(found, commit, site)
         followed.append(Followed(record, anchor, seen, seen, commit))
     return followed
 
@@ -396,7 +397,7 @@ def found_as(record: Record, site: RaiseSite, path: str) -> Found:
     exception = (
         record.exception if same_exception(record.exception, site.exception) else site.exception
     )
-    return Found(message, exception, path, site.line, site.conditions)
+    return Found(message, exception, path, site.line, site.conditions, site.kind)
 
 
 def read_history(path: Path, settings: dict[str, list[Any]]) -> StoredHistory:

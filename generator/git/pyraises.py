@@ -69,6 +69,12 @@ class RaiseSite:
         class raises wherever it reports that key, not where the table stands."""
         return "" if self.table_entry else self.scope
 
+    @property
+    def kind(self) -> str:
+        """What the code does with it, as a record's `kind` says: a warning is issued, not
+        raised."""
+        return "warning" if self.handed == "warn" else "error"
+
 
 @dataclass(frozen=True)
 class ScanSettings:

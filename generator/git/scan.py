@@ -128,7 +128,7 @@ MEANING = {  # what a draft's meaning is to say, by kind
     "warning": "what this warning means and why the code issues it.",
 }
 HANDED_ON = {  # what the trigger adds for an exception made, not raised, where it is pinned
-    "warn": " It is issued there as a warning, which the warnings filters show, hide or raise.",
+    "warn": " The warnings filters decide whether it is shown, hidden or raised.",
     "yield": " It is yielded there, for the code that iterates over it to raise or report.",
     "set_exception": " It is set on a future there, and raised where that future is awaited.",
 }
@@ -140,7 +140,7 @@ def skeleton(
     """A draft record for one raise site: what the code says filled in (identity, pin, the
     function, the conditions as the trigger, the raises that share them as related), what
     only its author knows (meaning, solutions) to be written."""
-    kind = "warning" if site.handed == "warn" else "error"
+    kind = site.kind
     source = [
         f"  snippet_file: {quoted(pin.file_name())}",
         f"  path: {quoted(pin.path)}",
@@ -161,7 +161,7 @@ def skeleton(
         entry = code_span(site.table_entry)
         trigger = f"Its message is {entry}: raised where the class reports that key."
     else:
-        trigger = markdown(raised_when(site.raised_in, site.conditions))
+        trigger = markdown(raised_when(site.raised_in, site.conditions, site.kind))
         if site.made_by:
             trigger += f" Its message is made by {code_span(site.made_by)}."
         if site.helper:
@@ -267,7 +267,7 @@ def scan_repository(
             summary.skipped += [{"path": path, "line": s.line, "reason": s.reason} for s in skipped]
             found += [Found(path, s, identity_key(repo, s.exception, s.template)) for s in sites]
     summary.raise_sites = len(found)
-    summary.warning_sites = sum(item.site.handed == "warn" for item in found)
+    summary.warning_sites = sum(item.site.kind == "warning" for item in found)
     drafts: list[Found] = []
     drafted: dict[tuple[str, str, str], str] = {}
     places: dict[tuple[str, str, str], list[Found]] = {}  # the other raises of a draft's error

@@ -30,7 +30,7 @@ from errpages.reveal import reveal_text
 from errpages.site import conditions, urls
 from errpages.site.history import Change, glance, history_changes
 from errpages.site.links import short_text
-from errpages.site.model import LinkRef, Record, RecordSummary, Site
+from errpages.site.model import VERBS, LinkRef, Record, RecordSummary, Site
 
 # Characters of text that mean something to Python-Markdown, pymdownx, MyST or a template
 # plugin anywhere in a line (HTML, code, roles and directives, attribute lists, links,
@@ -247,7 +247,8 @@ def error_page(site: Site, summary: RecordSummary, flavor: str) -> MarkdownPage:
     ]
     if record.retired is not None:
         note = f" {markdown_inline(record.retired.note)}" if record.retired.note else ""
-        parts.append(f"> **No longer raised** since {escape(record.retired.since)}.{note}\n")
+        verb = VERBS[record.kind]
+        parts.append(f"> **No longer {verb}** since {escape(record.retired.since)}.{note}\n")
     parts += ["## What it means\n", markdown_blocks(record.meaning, flavor) + "\n"]
     parts += snippet(site, record, flavor)
     solutions = (f"{n}. {markdown_inline(text)}" for n, text in enumerate(record.solutions, 1))
@@ -310,7 +311,7 @@ def snippet(site: Site, record: Record, flavor: str) -> list[str]:
     else:
         options = [f'linenums="{code.start_line}"', f'hl_lines="{marked}"']
     parts = [
-        "## Where it is raised\n",
+        f"## Where it is {VERBS[record.kind]}\n",
         f"{where} · {view}\n",
         fence(textwrap.dedent(code.text), language(code.language), flavor, options) + "\n",
     ]
@@ -321,7 +322,7 @@ def snippet(site: Site, record: Record, flavor: str) -> list[str]:
             f"- {link(escape(f'{p.path}:{p.line}'), urls.place_url(site.config, record, p))}"
             for p in source.also_raised_at
         )
-        parts += ["Also raised at:\n", "\n".join(places) + "\n"]
+        parts += [f"Also {VERBS[record.kind]} at:\n", "\n".join(places) + "\n"]
     return parts
 
 

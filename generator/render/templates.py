@@ -54,6 +54,7 @@ from errpages.site.history import (
 from errpages.site.links import short_text
 from errpages.site.messages import message_parts, placeholder_names
 from errpages.site.model import (
+    VERBS,
     DriftNote,
     ErrorHistory,
     ErrorLinks,
@@ -107,6 +108,7 @@ def make_environment(theme_dir: Path) -> Environment:
         auto_reload=False,
     )
     env.filters["anchor"] = anchor
+    env.globals["verbs"] = VERBS  # "raised", "issued": what code does with a record's kind
     return env
 
 
@@ -325,6 +327,7 @@ def history_context(
         "changes": history_changes(history, record.repo, config),
         "not_raised_since": release_label(since.name) if since else "",
         "latest": release_label(history.latest.name),
+        "kind": history.runs[-1].found.kind,  # what the last release that has it did with it
     }
 
 

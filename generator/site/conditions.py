@@ -10,19 +10,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from errpages.site.model import Record
+from errpages.site.model import VERBS, Record
 
 BACKTICKS_RE = re.compile("`+")
 AFTER_LOOP = " without a break"  # `after for x in xs without a break`: a loop's `else`
 Piece = tuple[str, bool]  # text, and whether it is code
 
 
-def raised_when(function: str, conditions: Sequence[str]) -> tuple[Piece, ...]:
-    """`Raised in f, in the loop for x in xs, when a and b.`, in pieces of text and code."""
-    pieces: list[Piece] = [("Raised", False)]
+def raised_when(function: str, conditions: Sequence[str], kind: str) -> tuple[Piece, ...]:
+    """`Raised in f, in the loop for x in xs, when a and b.` ("Issued" for a warning), in
+    pieces of text and code."""
+    pieces: list[Piece] = [(VERBS[kind].capitalize(), False)]
     pieces += [(" in ", False), (function, True)] if function else [(" at import", False)]
     tests = []
     for condition in conditions:
@@ -60,7 +59,7 @@ def beside_code(record: Record) -> tuple[Piece, ...]:
     source = record.source
     if not (source.function or source.conditions):
         return ()
-    pieces = raised_when(source.function, source.conditions)
+    pieces = raised_when(source.function, source.conditions, record.kind)
     trigger = record.when.trigger if record.when is not None else ""
     return () if " ".join(markdown(pieces).split()) in " ".join(trigger.split()) else pieces
 

@@ -15,6 +15,7 @@ from errpages.site import urls
 from errpages.site.messages import canonical
 from errpages.site.model import (
     UNRELEASED,
+    VERBS,
     ErrorHistory,
     Histories,
     HistoryFace,
@@ -37,18 +38,20 @@ def release_label(name: str) -> str:
 
 def glance(history: ErrorHistory) -> list[str]:
     """The line under the title: "Raised in 7.0 – 8.1.3", "reworded in 8.0.0", "not raised
-    since 8.2.0" (or "Unreleased"), and which releases could not be read."""
+    since 8.2.0" (or "Unreleased"), and which releases could not be read; "issued" for a
+    warning."""
     runs = history.raised()
     if not runs:
         return []
     first, last, since = runs[0].first, runs[-1].last, history.not_raised_since
+    verb = VERBS[runs[0].kind].capitalize()
     if first.name == UNRELEASED:
         parts = ["Unreleased: in no release yet"]
     elif since is None:
-        parts = [f"Raised since {first.name}"]
+        parts = [f"{verb} since {first.name}"]
     else:
         span = first.name if first == last else f"{first.name} – {release_label(last.name)}"
-        parts = [f"Raised in {span}"]
+        parts = [f"{verb} in {span}"]
     parts += [f"{span_label(history, *span)} could not be read" for span in spans(history.unread)]
     shown = [
         f"{change} in {after.first.name}"
@@ -57,7 +60,7 @@ def glance(history: ErrorHistory) -> list[str]:
     ]
     parts += shown[-GLANCE_CHANGES:]
     if since is not None:
-        parts.append(f"not raised since {since.name}")
+        parts.append(f"not {VERBS[runs[-1].kind]} since {since.name}")
     return parts
 
 
@@ -84,8 +87,11 @@ def changes(
     found = []
     if before.message != after.message and canonical(before.message) != canonical(after.message):
         found.append("reworded")
-    if before.exception.rsplit(".", 1)[-1] != after.exception.rsplit(".", 1)[-1]:
-        found.append(f"raised as {after.exception}")
+    if (
+        before.exception.rsplit(".", 1)[-1] != after.exception.rsplit(".", 1)[-1]
+        or before.kind != after.kind
+    ):
+        found.append(f"{VERBS[after.kind]} as {after.exception}")
     if moves and before.path != after.path:
         found.append(f"moved to {after.path}")
     if moves and before.conditions != after.conditions:
@@ -129,9 +135,10 @@ def history_changes(history: ErrorHistory, repo: str, config: SiteConfig) -> lis
     for previous, run, following in zip((None, *runs), runs, (*runs[1:], None), strict=False):
         if previous is None:
             before = run.first_index > 0 and read(run.first_index - 1)
-            rows.append(row(run.first_index, run, "first raised" if before else "raised"))
+            verb = VERBS[run.kind]
+            rows.append(row(run.first_index, run, f"first {verb}" if before else verb))
         elif gone_between(history, previous, run):
-            rows.append(row(run.first_index, run, "raised again"))
+            rows.append(row(run.first_index, run, f"{VERBS[run.kind]} again"))
         elif found := changes(history, previous, run):
             index, change = row(run.first_index, run, ", ".join(found))
             if "reworded" in found:
@@ -143,7 +150,7 @@ def history_changes(history: ErrorHistory, repo: str, config: SiteConfig) -> lis
             rows.append((index, change))
         end = following.first_index if following else len(releases)
         if (gone := next((i for i in range(run.until, end) if read(i)), None)) is not None:
-            rows.append(row(gone, run, "no longer raised"))
+            rows.append(row(gone, run, f"no longer {VERBS[run.kind]}"))
     for first, until, (path, problem) in unread_files(history):
         url = urls.line_url(config, repo, releases[first].commit, path, 1, 1, 1)
         label = span_label(history, first, until)
@@ -293,6 +300,7 @@ def history_data(history: ErrorHistory) -> dict[str, Any]:
                 "line": run.line,
                 "commit": run.first.commit,
                 **({"conditions": list(run.conditions)} if run.conditions else {}),
+                **({"kind": run.kind} if run.kind != "error" else {}),
             }
             for run in history.raised()
         ],
@@ -322,8 +330,8 @@ def unmarked_retired(records: Iterable[RecordSummary], histories: Histories) -> 
                 warning(
                     Position(summary.file),
                     "retired",
-                    f"the latest release ({latest}) does not raise this error; no release "
-                    f"since {release_label(face.since)} does",
+                    f"this {summary.kind} is not {VERBS[summary.kind]} in the latest release "
+                    f"({latest}), nor in any since {release_label(face.since)}",
                     f"mark it `retired:` with `since: {face.since}`",
                 )
             )

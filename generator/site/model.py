@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 
 StatKey = tuple[int, int, int]  # size, mtime in ns, inode: enough to tell a file changed
 UNRELEASED = "unreleased"  # the release name of the commit documented, when no release has it
+VERBS = {"error": "raised", "warning": "issued"}  # each kind of record, and what code does with it
 
 
 @dataclass(frozen=True)
@@ -263,6 +264,7 @@ class Found(NamedTuple):
     path: str
     line: int
     conditions: tuple[str, ...] = ()  # what holds when it runs (see RaiseSite.conditions)
+    kind: str = "error"  # "warning": issued with `warnings.warn` there, not raised
 
 
 class Run(NamedTuple):
@@ -307,6 +309,7 @@ class RaisedRun:
     path: str
     line: int
     conditions: tuple[str, ...] = ()
+    kind: str = "error"
 
 
 class Wording(NamedTuple):

@@ -282,7 +282,8 @@
         meta.appendChild(document.createTextNode(" · " + doc.kind));
       }
       if (doc.retired) {
-        meta.appendChild(document.createTextNode(" · retired: no longer raised"));
+        var verb = doc.kind === "warning" ? "issued" : "raised";
+        meta.appendChild(document.createTextNode(" · retired: no longer " + verb));
       }
       item.appendChild(link);
       item.appendChild(meta);
