@@ -13,7 +13,8 @@
    function makes); or the line says `raise X` (or `yield X`) and the words are in the
    definition of class X in that release (a message the class builds); or the line raises
    or asserts with a name the module assigns once, at its top level, to a text with the
-   words (`MESSAGE = "…"`).
+   words (`MESSAGE = "…"`). A pair said to be issued as a warning is at a `warnings.warn`
+   call (or `warn(…)`), and every other pair is not.
 2. Every pair not listed: `git grep -F` of the record's longest literal run (20 characters
    or more, with a space, on one source line) in that release's Python files (tests, docs,
    examples and benchmarks left out, as scan leaves them), in a string and not in a
@@ -57,7 +58,7 @@ def main(repo_dir: str, history_file: str) -> None:
         for pair in record["raised"]:
             claimed[pair["release"]].add((pair["path"], pair["line"]))
 
-    pairs, bad, from_variable, examples = 0, 0, 0, []
+    pairs, bad, from_variable, examples, warnings, wrong_kind = 0, 0, 0, [], 0, []
     kinds: dict[str, int] = defaultdict(int)
     for record in data["records"]:
         for pair in record["raised"]:
@@ -78,12 +79,22 @@ def main(repo_dir: str, history_file: str) -> None:
             if kind == "":
                 bad += 1
                 examples.append((record["id"], pair["release"], pair["path"], at))
+            issued = pair.get("kind") == "warning"
+            warnings += issued
+            if issued != bool(WARN_CALL_RE.search(said)):
+                wrong_kind.append((record["id"], pair["release"], pair["path"], at))
     print(
         f"listed pairs: {pairs}; not at the path and line given: {bad} "
         f"({from_variable} read a message assigned above the raise)"
     )
     print("   by how they raise: " + ", ".join(f"{k}: {n}" for k, n in kinds.items() if k))
     for example in examples[:8]:
+        print("  ", example)
+    print(
+        f"   issued as a warning: {warnings}; said to be issued (or raised) where git shows "
+        f"a raise (or a `warnings.warn` call): {len(wrong_kind)}"
+    )
+    for example in wrong_kind[:8]:
         print("  ", example)
 
     checked, misses, others, said, missed = 0, 0, 0, 0, []
@@ -147,6 +158,7 @@ def main(repo_dir: str, history_file: str) -> None:
 
 
 CALL_RE = re.compile(r"(?:^|[\s.(=])([A-Za-z_]\w*)\(")
+WARN_CALL_RE = re.compile(r"\bwarnings\.warn(?:_explicit)?\(|(?<![\w.])warn(?:_explicit)?\(")
 TABLE_ENTRY_RE = re.compile(r"^\s*(?:\w*error_messages\s*=\s*\{\s*)?[\"'][\w-]+[\"']\s*:")
 CLASS_RAISED_RE = re.compile(r"\b(?:raise|yield)\s+(?:[\w.]+\.)?([A-Z_]\w*)\s*\(")
 RAISING_CALL_RE = re.compile(r"\b(set_exception|raise_from|reraise)\(")
