@@ -7,14 +7,15 @@
    letters or more of the message's literal text is within 80 lines above the line given (a
    message held in a variable) to 15 below (string literals joined across lines read as
    one), and the line says `raise`, `assert` or `yield` (or calls `set_exception`,
-   `raise_from`, `reraise` or `warn`), or calls a function that release defines (a raise helper),
-   or is an entry of a table of error messages (`error_messages` above it); or the line
-   raises and the words are in the definition of a function it calls (a message a
-   function makes); or the line says `raise X` (or `yield X`) and the words are in the
-   definition of class X in that release (a message the class builds); or the line raises
-   or asserts with a name the module assigns once, at its top level, to a text with the
-   words (`MESSAGE = "…"`). A pair said to be issued as a warning is at a `warnings.warn`
-   call (or `warn(…)`), and every other pair is not.
+   `raise_from`, `reraise` or `warn`, or is a `@deprecated(` decorator), or calls a function
+   that release defines (a raise helper), or is an entry of a table of error messages
+   (`error_messages` above it); or the line raises and the words are in the definition of a
+   function it calls (a message a function makes); or the line says `raise X` (or `yield X`)
+   and the words are in the definition of class X in that release (a message the class
+   builds); or the line raises or asserts with a name the module assigns once, at its top
+   level, to a text with the words (`MESSAGE = "…"`). A pair said to be issued as a warning
+   is at a `warnings.warn` call (or `warn(…)`, or a `@deprecated("…")` decorator), and every
+   other pair is not.
 2. Every pair not listed: `git grep -F` of the record's longest literal run (20 characters
    or more, with a space, on one source line) in that release's Python files (tests, docs,
    examples and benchmarks left out, as scan leaves them), in a string and not in a
@@ -81,7 +82,7 @@ def main(repo_dir: str, history_file: str) -> None:
                 examples.append((record["id"], pair["release"], pair["path"], at))
             issued = pair.get("kind") == "warning"
             warnings += issued
-            if issued != bool(WARN_CALL_RE.search(said)):
+            if issued != bool(WARN_CALL_RE.search(said) or DEPRECATED_RE.match(said)):
                 wrong_kind.append((record["id"], pair["release"], pair["path"], at))
     print(
         f"listed pairs: {pairs}; not at the path and line given: {bad} "
@@ -158,6 +159,7 @@ def main(repo_dir: str, history_file: str) -> None:
 
 
 CALL_RE = re.compile(r"(?:^|[\s.(=])([A-Za-z_]\w*)\(")
+DEPRECATED_RE = re.compile(r"^\s*@(?:\w+\.)?deprecated\(")  # PEP 702's decorator
 WARN_CALL_RE = re.compile(r"\bwarnings\.warn(?:_explicit)?\(|(?<![\w.])warn(?:_explicit)?\(")
 TABLE_ENTRY_RE = re.compile(r"^\s*(?:\w*error_messages\s*=\s*\{\s*)?[\"'][\w-]+[\"']\s*:")
 CLASS_RAISED_RE = re.compile(r"\b(?:raise|yield)\s+(?:[\w.]+\.)?([A-Z_]\w*)\s*\(")
@@ -175,7 +177,7 @@ def how_raised(
     here = all(w in wide for w in words)
     raises = re.search(
         r"\b(raise|assert|yield|set_exception|raise_from|reraise|warn|warn_explicit)\b", said
-    )
+    ) or DEPRECATED_RE.match(said)
     if here and raises:
         return "at a raise"
     above = lines[max(0, at - 40) : at]

@@ -781,3 +781,54 @@ def test_a_warning_is_drafted_pinned_and_followed_through_releases(
     api = json.loads((out / "api" / "errors" / f"{draft['id']}.json").read_text())
     kinds = [run.get("kind") for run in api["resolved"]["history"]["raised"]]
     assert kinds == ["warning", "warning", None]
+
+
+def test_a_deprecated_decorator_is_drafted_checked_and_followed_through_releases(
+    tmp_path: Path,
+    make_content,  # type: ignore[no-untyped-def]
+) -> None:
+    # PEP 702's decorator, reworded and moved in 2.0, the function gone in 3.0.
+    connect = (
+        "from typing_extensions import deprecated\n"
+        "\n"
+        "\n"
+        '@deprecated("connect() is deprecated; use open() instead.")\n'
+        "def connect(url):\n"
+        "    return url\n"
+    )
+    reworded = connect.replace("deprecated;", "deprecated and will be removed in 4.0;")
+    repo = GitRepo(tmp_path / "proj")
+    for tag, text in [("1.0", connect), ("2.0", "\n\n" + reworded), ("3.0", "VERSION = 3\n")]:
+        repo.write("pkg/net.py", text)
+        repo.commit(tag)
+        repo.git("tag", tag)
+    content = make_content({})
+    scan = ("scan", str(repo.path), "--content", str(content), "--repo", "acme/proj")
+    assert run_cli(*scan, "--commit", "1.0").exit_code == 0
+    [path] = (content / "errors").rglob("*.yaml")
+    draft = yaml.safe_load(path.read_text())
+    assert (draft["kind"], draft["exception"]) == ("warning", "DeprecationWarning")
+    assert (draft["source"]["line"], draft["source"]["function"]) == (4, "connect")
+    assert "decorator issues it each time the function is called" in draft["when"]["trigger"]
+    checked = run_cli("check", "--drafts", "--strict", "--content", str(content))
+    assert checked.exit_code == 0, checked.output
+    statuses = {
+        to: [r["status"] for r in drift_json(content, repo, "--to", to)["records"]]
+        for to in ("1.0", "2.0", "3.0")
+    }
+    assert statuses == {"1.0": ["same"], "2.0": ["changed"], "3.0": ["removed"]}
+    where = ("--content", str(content), "--repo-dir", str(repo.path))
+    [record] = json.loads(run_cli("history", *where, "--json").stdout)["records"]
+    assert [(r["release"], r["line"], r.get("kind")) for r in record["raised"]] == [
+        ("1.0", 4, "warning"),
+        ("2.0", 6, "warning"),
+    ]
+    out = tmp_path / "site"
+    built = run_cli("build", "--content", str(content), "--out", str(out), "--drafts")
+    assert built.exit_code == 0, built.output
+    page = parse_html(out / "errors" / draft["id"] / "index.html")
+    assert page.select_one(".releases").get_text() == (
+        "Issued in 1.0 – 2.0 · reworded in 2.0 · not issued since 3.0"
+    )
+    banner = page.select_one(".retired-banner").get_text(" ", strip=True)
+    assert banner.startswith("No longer issued since 3.0")

@@ -800,3 +800,69 @@ def test_a_warning_issued_is_a_site_of_its_category() -> None:
         (17, "warning: message is not built from string literals"),
         (18, "warning: category not named"),
     ]
+
+
+def test_a_deprecated_decorator_is_a_warning_where_it_stands() -> None:
+    # PEP 702 (fastapi's responses, pydantic-core's schema functions): `@deprecated("…")`
+    # of `warnings` or `typing_extensions` warns each time what it decorates is used;
+    # `category=None` only marks it for type checkers, as it does on an `@overload`, and
+    # another module's `deprecated` (pytest's own, the Deprecated package's) is not PEP 702's.
+    source = (
+        "import warnings\n"
+        "from typing_extensions import deprecated\n"
+        "from deprecated_pkg import deprecated as legacy\n"
+        "if HAS_UJSON:\n"
+        "    @deprecated(\n"
+        "        'UJSONResponse is deprecated, use JSONResponse instead.',\n"
+        "        category=FastAPIDeprecationWarning,\n"
+        "    )\n"
+        "    class UJSONResponse(JSONResponse):\n"
+        "        pass\n"
+        "class Model:\n"
+        "    @deprecated('The `dict` method is deprecated; use `model_dump`.', category=None)\n"
+        "    def dict(self):\n"
+        "        warnings.warn('The `dict` method is deprecated; use `model_dump`.')\n"
+        "    @warnings.deprecated('`copy` is deprecated; use `model_copy`.')\n"
+        "    @property\n"
+        "    def copy(self):\n"
+        "        return self\n"
+        "    @legacy(reason='not this one')\n"
+        "    def old(self):\n"
+        "        pass\n"
+        "    @deprecated(category=FutureWarning)\n"
+        "    def bare(self):\n"
+        "        pass\n"
+        "    @overload\n"
+        "    @deprecated('an overload is for type checkers: its stub never runs')\n"
+        "    def load(self, data: dict) -> None: ...\n"
+    )
+    sites, skipped = scan_source(source)
+    assert [(s.line, s.exception, s.template, s.handed, s.scope, s.kind) for s in sites] == [
+        (
+            5,
+            "FastAPIDeprecationWarning",
+            "UJSONResponse is deprecated, use JSONResponse instead.",
+            "deprecated class",
+            "UJSONResponse",
+            "warning",
+        ),
+        (
+            14,
+            "UserWarning",
+            "The `dict` method is deprecated; use `model_dump`.",
+            "warn",
+            "Model.dict",
+            "warning",
+        ),
+        (
+            15,
+            "DeprecationWarning",
+            "`copy` is deprecated; use `model_copy`.",
+            "deprecated",
+            "Model.copy",
+            "warning",
+        ),
+    ]
+    assert sites[0].conditions == ("HAS_UJSON",)
+    assert sites[0].end_line == 8
+    assert [(s.line, s.reason) for s in skipped] == [(22, "warning without a message")]

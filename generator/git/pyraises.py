@@ -28,6 +28,9 @@ SIMPLE_FORMAT_RE = re.compile(r"%(?:\((\w+)\))?([-#0 +]*\d*(?:\.\d+)?)([sdirfgex
 Span = tuple[tuple[int, int], ...]  # the lines of each statement of one body
 
 
+ISSUED = frozenset({"warn", "deprecated", "deprecated class"})  # `RaiseSite.handed`: warnings
+
+
 @dataclass(frozen=True)
 class RaiseSite:
     """One `raise X("…")` or `assert cond, "…"`: where, what, and the code around it."""
@@ -54,7 +57,9 @@ class RaiseSite:
     table_entry: str = field(default="", compare=False)
     # how the exception leaves the statement when it is not raised there: `yield` (for the
     # caller to raise), `set_exception` (raised where the future is awaited), `warn` (issued
-    # as a warning of its class, which the warnings filters show, hide or raise)
+    # as a warning of its class, which the warnings filters show, hide or raise),
+    # `deprecated` and `deprecated class` (a decorator's: issued each time the function is
+    # called, or the class instantiated or subclassed)
     handed: str = field(default="", compare=False)
 
     @property
@@ -73,7 +78,7 @@ class RaiseSite:
     def kind(self) -> str:
         """What the code does with it, as a record's `kind` says: a warning is issued, not
         raised."""
-        return "warning" if self.handed == "warn" else "error"
+        return "warning" if self.handed in ISSUED else "error"
 
 
 @dataclass(frozen=True)
@@ -707,6 +712,7 @@ LOWER_CASE_EXCEPTIONS = {
     **dict.fromkeys(("os", "select", "re", "struct", "zlib", "getopt"), frozenset({"error"})),
 }
 WARN_FUNCTIONS = frozenset({"warn", "warn_explicit"})  # of `warnings`: message, then category
+DEPRECATED_FROM = frozenset({"warnings", "typing_extensions"})  # PEP 702's `@deprecated("…")`
 TEXT_METHODS = ("__str__", "__unicode__")  # what `str(exc)` returns (Python 2: the second)
 EXCEPTION_SUFFIXES = ("Error", "Exception", "Warning")  # how exception classes are named
 
@@ -765,6 +771,12 @@ class _Scanner:
             if within is not None:
                 self.names.append(within.name)
                 self.within.append(within)
+                self.scope = scope
+                decorators = within.decorator_list
+                stub = any(last_name(d) == "overload" for d in decorators)  # for type checkers
+                for decorator in [] if stub else decorators:
+                    if isinstance(decorator, ast.Call) and self.deprecates(decorator):
+                        self.visit_deprecated(decorator)
             outside, self.conditions = self.conditions, [] if name is not None else self.conditions
             for body, holding in body_conditions(node):
                 if not body:
@@ -1050,17 +1062,48 @@ class _Scanner:
         (`warn(RemovedIn9Warning("…"))`, or a variable that holds one)."""
         keywords = {k.arg: k.value for k in call.keywords if k.arg}
         message = call.args[0] if call.args else keywords.get("message")
-        if message is None:
-            self.skipped.append(Skipped(node.lineno, "warning without a message"))
-            return
-        if given := self.exceptions_in(message, node):
+        if message is not None and (given := self.exceptions_in(message, node)):
             for made_class, made in given:
                 self.visit_raised(node, made_class, made)
             return
-        unnamed = ast.Constant(None)
-        category = call.args[1] if len(call.args) > 1 else keywords.get("category", unnamed)
-        default = isinstance(category, ast.Constant) and category.value is None
-        name = "UserWarning" if default else class_named(category)
+        category = call.args[1] if len(call.args) > 1 else keywords.get("category")
+        self.issue(node, message, category, "UserWarning")
+
+    def deprecates(self, call: ast.Call) -> bool:
+        """Whether a decorator is PEP 702's `deprecated` of `warnings` or
+        `typing_extensions`, named through the module or imported from it."""
+        called = call.func
+        if isinstance(called, ast.Attribute) and isinstance(called.value, ast.Name):
+            return called.value.id in DEPRECATED_FROM and called.attr == "deprecated"
+        if isinstance(called, ast.Name):
+            return called.id == "deprecated" and self.imported.get(called.id) in DEPRECATED_FROM
+        return False
+
+    def visit_deprecated(self, decorator: ast.Call) -> None:
+        """`@deprecated("…")` on a def or a class: a warning of its category (a
+        `DeprecationWarning` when none is given) each time what it decorates is called,
+        instantiated or subclassed; none with `category=None`, which marks it for type
+        checkers only."""
+        category = next((k.value for k in decorator.keywords if k.arg == "category"), None)
+        if isinstance(category, ast.Constant) and category.value is None:
+            return
+        node = ast.copy_location(ast.Expr(decorator), decorator)
+        message = decorator.args[0] if decorator.args else None
+        self.issue(node, message, category, "DeprecationWarning")
+
+    def issue(
+        self, node: ast.stmt, message: ast.expr | None, category: ast.expr | None, default: str
+    ) -> None:
+        """A warning issued with a message, of the category named (`default` when none is,
+        or `None`); or why it is skipped."""
+        if message is None:
+            self.skipped.append(Skipped(node.lineno, "warning without a message"))
+            return
+        name = default
+        if category is not None and not (
+            isinstance(category, ast.Constant) and category.value is None
+        ):
+            name = class_named(category)
         reason = self.add(node, name, [message], self.conditions) if name else "category not named"
         if reason:
             self.skipped.append(Skipped(node.lineno, f"warning: {reason}"))
@@ -1366,6 +1409,8 @@ class _Scanner:
             return ""
         if self.warns(value):
             return "warn"
+        if self.deprecates(value):  # a decorator, of what the walk is in
+            return "deprecated class" if isinstance(self.within[-1], ast.ClassDef) else "deprecated"
         return "set_exception" if last_name(value.func) == "set_exception" else ""
 
 

@@ -129,6 +129,11 @@ MEANING = {  # what a draft's meaning is to say, by kind
 }
 HANDED_ON = {  # what the trigger adds for an exception made, not raised, where it is pinned
     "warn": " The warnings filters decide whether it is shown, hidden or raised.",
+    "deprecated": " Its `@deprecated` decorator issues it each time the function is called;"
+    " the warnings filters decide whether it is shown, hidden or raised.",
+    "deprecated class": " Its `@deprecated` decorator issues it each time the class is"
+    " instantiated or subclassed; the warnings filters decide whether it is shown, hidden or"
+    " raised.",
     "yield": " It is yielded there, for the code that iterates over it to raise or report.",
     "set_exception": " It is set on a future there, and raised where that future is awaited.",
 }
