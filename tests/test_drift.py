@@ -680,6 +680,26 @@ def test_errors_yielded_for_the_caller_to_raise_are_drafted_checked_and_followed
     ]
 
 
+def drafted_first_release(
+    tmp_path: Path,
+    make_content,  # type: ignore[no-untyped-def]
+    file: str,
+    releases: list[tuple[str, str]],
+) -> tuple[GitRepo, Path, Path]:
+    """A project whose one file is tagged release by release, and the one draft `scan` makes
+    of its first release."""
+    repo = GitRepo(tmp_path / "proj")
+    for tag, text in releases:
+        repo.write(file, text)
+        repo.commit(tag)
+        repo.git("tag", tag)
+    content = make_content({})
+    scan = ("scan", str(repo.path), "--content", str(content), "--repo", "acme/proj")
+    assert run_cli(*scan, "--commit", releases[0][0]).exit_code == 0
+    [path] = (content / "errors").rglob("*.yaml")
+    return repo, content, path
+
+
 def test_a_warning_is_drafted_pinned_and_followed_through_releases(
     tmp_path: Path,
     make_content,  # type: ignore[no-untyped-def]
@@ -709,20 +729,13 @@ def test_a_warning_is_drafted_pinned_and_followed_through_releases(
         "        )\n"
         "    return path\n"
     )
-    repo = GitRepo(tmp_path / "proj")
-    for tag, text in [
+    releases = [
         ("1.0", core),
         ("2.0", "\n" + reworded),
         ("3.0", raised),
         ("4.0", "def load(path):\n    return path\n"),
-    ]:
-        repo.write("pkg/core.py", text)
-        repo.commit(tag)
-        repo.git("tag", tag)
-    content = make_content({})
-    scan = ("scan", str(repo.path), "--content", str(content), "--repo", "acme/proj")
-    assert run_cli(*scan, "--commit", "1.0").exit_code == 0
-    [path] = (content / "errors").rglob("*.yaml")
+    ]
+    repo, content, path = drafted_first_release(tmp_path, make_content, "pkg/core.py", releases)
     draft = yaml.safe_load(path.read_text())
     assert (draft["kind"], draft["exception"]) == ("warning", "DeprecationWarning")
     assert draft["source"]["conditions"] == ["strict is not None"]
@@ -797,15 +810,8 @@ def test_a_deprecated_decorator_is_drafted_checked_and_followed_through_releases
         "    return url\n"
     )
     reworded = connect.replace("deprecated;", "deprecated and will be removed in 4.0;")
-    repo = GitRepo(tmp_path / "proj")
-    for tag, text in [("1.0", connect), ("2.0", "\n\n" + reworded), ("3.0", "VERSION = 3\n")]:
-        repo.write("pkg/net.py", text)
-        repo.commit(tag)
-        repo.git("tag", tag)
-    content = make_content({})
-    scan = ("scan", str(repo.path), "--content", str(content), "--repo", "acme/proj")
-    assert run_cli(*scan, "--commit", "1.0").exit_code == 0
-    [path] = (content / "errors").rglob("*.yaml")
+    releases = [("1.0", connect), ("2.0", "\n\n" + reworded), ("3.0", "VERSION = 3\n")]
+    repo, content, path = drafted_first_release(tmp_path, make_content, "pkg/net.py", releases)
     draft = yaml.safe_load(path.read_text())
     assert (draft["kind"], draft["exception"]) == ("warning", "DeprecationWarning")
     assert (draft["source"]["line"], draft["source"]["function"]) == (4, "connect")
