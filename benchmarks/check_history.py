@@ -71,7 +71,7 @@ def main(repo_dir: str, history_file: str) -> None:
             words = re.findall(r"[A-Za-z]{3,}", " ".join(PLACEHOLDER_RE.split(pair["message"])))
             near = JOINED_RE.sub("", "\n".join(lines[at - 1 : at + 15]))
             wide = JOINED_RE.sub("", "\n".join(lines[max(0, at - 80) : at + 15]))
-            said = lines[at - 1] if at <= len(lines) else ""
+            said = own_names(lines[at - 1] if at <= len(lines) else "", key, lines)
             if any(w not in near for w in words) and all(w in wide for w in words):
                 from_variable += 1
             release = commits[pair["release"]]
@@ -165,6 +165,21 @@ TABLE_ENTRY_RE = re.compile(r"^\s*(?:\w*error_messages\s*=\s*\{\s*)?[\"'][\w-]+[
 CLASS_RAISED_RE = re.compile(r"\b(?:raise|yield)\s+(?:[\w.]+\.)?([A-Z_]\w*)\s*\(")
 RAISING_CALL_RE = re.compile(r"\b(set_exception|raise_from|reraise)\(")
 CLASS_CALLED_RE = re.compile(r"\b([A-Z_]\w*)\s*\(")
+# `import warnings as w`, `from warnings import warn as _warn`, `deprecated as _deprecated`
+ALIAS_RE = re.compile(r"\b(warnings|typing_extensions|warn|warn_explicit|deprecated)\s+as\s+(\w+)")
+aliases: dict[tuple[str, str], list[tuple[str, str]]] = {}  # by commit and path
+
+
+def own_names(said: str, key: tuple[str, str], lines: list[str]) -> str:
+    """A line with the names its file imports `warnings`, `warn` or `deprecated` as put back
+    to their own (`@_deprecated(` → `@deprecated(`)."""
+    if key not in aliases:
+        aliases[key] = [(o, a) for o, a in ALIAS_RE.findall("\n".join(lines)) if o != a]
+    for own, alias in aliases[key]:
+        said = re.sub(rf"(?<![\w.]){re.escape(alias)}\b", own, said)
+    return said
+
+
 DEFINITION = r"^\s*(async\s+)?(class|def)\s+\w+"
 definitions: dict[str, dict[tuple[str, str], list[tuple[str, int]]]] = {}  # by commit
 files: dict[tuple[str, str], list[str]] = {}

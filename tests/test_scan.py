@@ -802,6 +802,53 @@ def test_a_warning_issued_is_a_site_of_its_category() -> None:
     ]
 
 
+def test_a_warning_is_known_under_another_name_and_not_where_only_type_checkers_look() -> None:
+    # packaging's `from warnings import deprecated as _deprecated`, `import warnings as w`;
+    # what `if TYPE_CHECKING:` guards never runs (pytest's `config.inicfg`), while its `else`
+    # always does, with no condition to tell.
+    source = (
+        "import sys, typing\n"
+        "import warnings as w\n"
+        "from warnings import warn as _warn\n"
+        "from typing import TYPE_CHECKING\n"
+        "if sys.version_info >= (3, 13):\n"
+        "    from warnings import deprecated as _deprecated\n"
+        "elif typing.TYPE_CHECKING:\n"
+        "    from typing_extensions import deprecated as _deprecated\n"
+        "class Version:\n"
+        "    @property\n"
+        "    @_deprecated('Version._version is private and will be removed soon')\n"
+        "    def _version(self):\n"
+        "        return self._key\n"
+        "    if TYPE_CHECKING:\n"
+        "        @_deprecated('config.inicfg is deprecated, use config.getini()')\n"
+        "        def inicfg(self): ...\n"
+        "        def release(self):\n"
+        "            raise TypeError('never runs')\n"
+        "    else:\n"
+        "        def release(self):\n"
+        "            w.warn('release is deprecated', FutureWarning)\n"
+        "    def epoch(self):\n"
+        "        if not TYPE_CHECKING:\n"
+        "            _warn('epoch is deprecated')\n"
+        "        else:\n"
+        "            raise TypeError('nor does this')\n"
+    )
+    sites, skipped = scan_source(source)
+    assert [(s.line, s.exception, s.template, s.scope, s.conditions) for s in sites] == [
+        (
+            11,
+            "DeprecationWarning",
+            "Version._version is private and will be removed soon",
+            "Version._version",
+            (),
+        ),
+        (21, "FutureWarning", "release is deprecated", "Version.release", ()),
+        (24, "UserWarning", "epoch is deprecated", "Version.epoch", ()),
+    ]
+    assert skipped == []
+
+
 def test_a_deprecated_decorator_is_a_warning_where_it_stands() -> None:
     # PEP 702 (fastapi's responses, pydantic-core's schema functions): `@deprecated("…")`
     # of `warnings` or `typing_extensions` warns each time what it decorates is used;

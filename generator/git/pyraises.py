@@ -744,6 +744,7 @@ class _Scanner:
         self.makers: list[MessageMaker] = []
         self.built: dict[int, list[str]] = {}  # the messages each class builds, by id
         self.imported: dict[str, str] = {}  # name -> the module `from … import` took it from
+        self.renamed: dict[str, str] = {}  # name -> the name it was imported as (`import … as`)
         self.defined, self.bases = definitions(module)
         self.made_by: dict[int, str] = {}  # by statement: the function that made its message
 
@@ -763,6 +764,8 @@ class _Scanner:
             elif isinstance(node, ast.ImportFrom):
                 origin = "." * node.level + (node.module or "")
                 self.imported.update((a.asname or a.name, origin) for a in node.names)
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                self.renamed.update((a.asname, a.name) for a in node.names if a.asname)
             function = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
             within = node if isinstance(node, SCOPE_NODES) else None
             name = within.name if within is not None else None
@@ -1049,12 +1052,7 @@ class _Scanner:
     def warns(self, call: ast.Call) -> bool:
         """Whether a call is of `warnings.warn` (or `warn_explicit`), named through the module
         or imported from it."""
-        called = call.func
-        if isinstance(called, ast.Attribute) and isinstance(called.value, ast.Name):
-            return called.value.id == "warnings" and called.attr in WARN_FUNCTIONS
-        if isinstance(called, ast.Name):
-            return called.id in WARN_FUNCTIONS and self.imported.get(called.id) == "warnings"
-        return False
+        return self.names_one_of(call.func, frozenset({"warnings"}), WARN_FUNCTIONS)
 
     def visit_warn(self, node: ast.stmt, call: ast.Call) -> None:
         """`warnings.warn("…", DeprecationWarning)`: a warning of the category given (a
@@ -1072,11 +1070,20 @@ class _Scanner:
     def deprecates(self, call: ast.Call) -> bool:
         """Whether a decorator is PEP 702's `deprecated` of `warnings` or
         `typing_extensions`, named through the module or imported from it."""
-        called = call.func
+        return self.names_one_of(call.func, DEPRECATED_FROM, frozenset({"deprecated"}))
+
+    def names_one_of(
+        self, called: ast.expr, modules: frozenset[str], names: frozenset[str]
+    ) -> bool:
+        """Whether a callable is one of those names of one of those modules: named through
+        the module (`warnings.warn`) or imported from it (`warn`), under its own name or
+        another (`import warnings as w`, `from warnings import warn as _warn`)."""
         if isinstance(called, ast.Attribute) and isinstance(called.value, ast.Name):
-            return called.value.id in DEPRECATED_FROM and called.attr == "deprecated"
+            module = self.renamed.get(called.value.id, called.value.id)
+            return module in modules and called.attr in names
         if isinstance(called, ast.Name):
-            return called.id == "deprecated" and self.imported.get(called.id) in DEPRECATED_FROM
+            name = self.renamed.get(called.id, called.id)
+            return name in names and self.imported.get(called.id) in modules
         return False
 
     def visit_deprecated(self, decorator: ast.Call) -> None:
@@ -1747,7 +1754,11 @@ def condition_text(condition: Condition) -> str:
 
 def body_conditions(node: ast.stmt) -> Iterator[tuple[list[ast.stmt], list[Condition]]]:
     """Each body of a compound statement, in source order, with what holds when it runs."""
-    if isinstance(node, ast.If):
+    if isinstance(node, ast.If) and is_type_checking(node.test):  # only type checkers read it
+        yield node.orelse, []
+    elif isinstance(node, ast.If) and is_type_checking(negated(node.test)):
+        yield node.body, []
+    elif isinstance(node, ast.If):
         yield node.body, holds(node.test)
         yield node.orelse, holds(negated(node.test)) if node.orelse else []
     elif isinstance(node, (ast.For, ast.AsyncFor)):
@@ -1774,6 +1785,12 @@ def body_conditions(node: ast.stmt) -> Iterator[tuple[list[ast.stmt], list[Condi
             yield case.body, [matched, *guard]
     elif isinstance(node, (*SCOPE_NODES, ast.With, ast.AsyncWith)):
         yield node.body, []
+
+
+def is_type_checking(test: ast.expr) -> bool:
+    """Whether a test is `TYPE_CHECKING` (or `typing.TYPE_CHECKING`), true for type
+    checkers only: what it guards is read by them, never run."""
+    return last_name(test) == "TYPE_CHECKING"
 
 
 def after_guard(node: ast.stmt) -> list[Condition]:
