@@ -82,7 +82,7 @@ def main(repo_dir: str, history_file: str) -> None:
                 examples.append((record["id"], pair["release"], pair["path"], at))
             issued = pair.get("kind") == "warning"
             warnings += issued
-            if issued != bool(WARN_CALL_RE.search(said) or DEPRECATED_RE.match(said)):
+            if issued != warns_here(said, release, git):
                 wrong_kind.append((record["id"], pair["release"], pair["path"], at))
     print(
         f"listed pairs: {pairs}; not at the path and line given: {bad} "
@@ -158,6 +158,7 @@ def main(repo_dir: str, history_file: str) -> None:
         print("  ", example)
 
 
+STATEMENT_CALL_RE = re.compile(r"^\s*(?:[\w.]+\.)?(\w+)\(")  # the call a line is: `node.warn(`
 CALL_RE = re.compile(r"(?:^|[\s.(=])([A-Za-z_]\w*)\(")
 DEPRECATED_RE = re.compile(r"^\s*@(?:\w+\.)?deprecated\(")  # PEP 702's decorator
 WARN_CALL_RE = re.compile(r"\bwarnings\.warn(?:_explicit)?\(|(?<![\w.])warn(?:_explicit)?\(")
@@ -212,12 +213,50 @@ def how_raised(
                 return "a message a function makes"
             if "raise" in helper:
                 return "a raise helper's call"
+            if WARN_CALL_RE.search(helper):
+                return "a warn helper's call"
     raised = CLASS_RAISED_RE.search(said)
     if raised is None and RAISING_CALL_RE.search(said):  # `reraise(X, X(…), tb)` over lines
         raised = CLASS_CALLED_RE.search("\n".join(lines[at - 1 : at + 4]))
     if raised and all(w in defined(git, commit, "class", raised[1]) for w in words):
         return "built by the class raised"
     return ""
+
+
+def warns_here(said: str, commit: str, git: Any) -> bool:
+    """Whether a line, as git shows it, issues a warning: a `warnings.warn` call, PEP 702's
+    decorator, or a call of a function whose definition calls `warnings.warn` (pytest's
+    `node.warn(…)`, `config.issue_config_time_warning(…)`)."""
+    if WARN_CALL_RE.search(said) or DEPRECATED_RE.match(said):
+        return True
+    called = STATEMENT_CALL_RE.match(said)
+    for body in function_bodies(git, commit, called[1]) if called else []:
+        warned = [m.start() for m in WARN_CALL_RE.finditer(body)]
+        raised = [m.start() for m in re.finditer(r"\braise\b", body)]
+        if warned and max(warned) > max(raised, default=-1):  # it ends in a warning
+            return True
+    return False
+
+
+def function_bodies(git: Any, commit: str, name: str) -> list[str]:
+    """The text of each function of that name in a release, to its end (the first line
+    indented no deeper than its `def`)."""
+    defined(git, commit, "def", name)  # every definition of the release found
+    bodies = []
+    for path, number in definitions[commit].get(("def", name), []):
+        lines = source(git, commit, path)
+        head = lines[number - 1]
+        depth = len(head) - len(head.lstrip())
+        end = next(
+            (
+                at
+                for at in range(number, len(lines))
+                if lines[at].strip() and len(lines[at]) - len(lines[at].lstrip()) <= depth
+            ),
+            len(lines),
+        )
+        bodies.append("\n".join(lines[number - 1 : end]))
+    return bodies
 
 
 CLASS_LINE_RE = re.compile(r"^\s*class\s+(\w+)")

@@ -468,6 +468,102 @@ class IntegerField(Field):
 """
 
 
+# pytest's own warnings go through its warn helpers: `Node.warn(warning)`,
+# `Config.issue_config_time_warning(warning, stacklevel)` and `Cache.warn(fmt, **args)`.
+NODES = """\
+import warnings
+
+
+class Node:
+    def warn(self, warning):
+        if not isinstance(warning, Warning):
+            raise ValueError(f"warning must be an instance of Warning, got {warning!r}")
+        warnings.warn_explicit(warning, category=None, filename="f", lineno=1)
+
+
+class Item(Node):
+    pass
+"""
+CONFIG = """\
+import warnings
+
+
+class Config:
+    def issue_config_time_warning(self, warning, stacklevel):
+        if self.blocked:
+            return
+        with warnings.catch_warnings(record=True):
+            warnings.warn(warning, stacklevel=stacklevel)
+
+
+class Cache:
+    def warn(self, fmt, *, _ispytest=False, **args):
+        warnings.warn(PytestCacheWarning(fmt.format(**args) if args else fmt), stacklevel=3)
+
+
+def deprecate(message, category=DeprecationWarning):
+    warnings.warn(message, category, stacklevel=2)
+
+
+def warned(message):  # used for its value: no helper
+    warnings.warn(message)
+    return True
+"""
+COLLECT = """\
+from pkg.nodes import Node
+
+
+class Class(Node):
+    def collect(self):
+        if hasinit(self.obj):
+            self.warn(PytestCollectionWarning(f"cannot collect test class {self.name!r}"))
+
+
+def usefixtures(marker_node, request, item, config, cache):
+    marker_node.warn(PytestWarning("usefixtures() without arguments has no effect"))
+    request.node.warn(PytestExperimentalApiWarning("record_property is experimental"))
+    item.warn(UserWarning(f"leaked {item.fd} file descriptors"))
+    config.issue_config_time_warning(PytestConfigWarning(f"skipped plugin {name!r}"), 2)
+    cache.warn(f"could not create cache path {path}", _ispytest=True)
+    deprecate("the funcargs attribute is deprecated")
+    deprecate("yield tests are removed", FutureWarning)
+    warned("not a site: warned() is used for its value")
+    cache.warn(message, _ispytest=True)
+    cache.warn("cache could not write path {path}", path=path)
+"""
+
+
+def test_warnings_issued_through_a_projects_own_warn_helpers(tmp_path: Path, make_content) -> None:  # type: ignore[no-untyped-def]
+    repo = GitRepo(tmp_path / "project")
+    for name, text in [("nodes.py", NODES), ("config.py", CONFIG), ("collect.py", COLLECT)]:
+        repo.write(f"pkg/{name}", text)
+    repo.commit("first")
+    content = make_content({})
+    summary = scan_json(repo, content)
+    records = drafts(content)
+    assert {
+        m: (r["exception"], r["source"]["line"], r.get("kind")) for m, r in records.items()
+    } == {
+        "cannot collect test class {name!r}": ("PytestCollectionWarning", 7, "warning"),
+        "usefixtures() without arguments has no effect": ("PytestWarning", 11, "warning"),
+        "record_property is experimental": ("PytestExperimentalApiWarning", 12, "warning"),
+        "leaked {fd} file descriptors": ("UserWarning", 13, "warning"),
+        "skipped plugin {name!r}": ("PytestConfigWarning", 14, "warning"),
+        "could not create cache path {path}": ("PytestCacheWarning", 15, "warning"),
+        # Cache.warn formats the text it is given: the literal's braces are a field.
+        "cache could not write path {path}": ("PytestCacheWarning", 20, "warning"),
+        "the funcargs attribute is deprecated": ("DeprecationWarning", 16, "warning"),
+        "yield tests are removed": ("FutureWarning", 17, "warning"),
+        # Node.warn's own check raises: an error, not a warning.
+        "warning must be an instance of Warning, got {warning!r}": ("ValueError", 7, None),
+    }
+    assert summary["warning_sites"] == 9
+    assert records["cannot collect test class {name!r}"]["when"]["trigger"] == (
+        "Issued in `Class.collect` when `hasinit(self.obj)`. It goes through `Node.warn`, "
+        "which issues it. The warnings filters decide whether it is shown, hidden or raised."
+    )
+
+
 def test_messages_built_by_classes_helpers_and_tables_in_other_files(
     tmp_path: Path, make_content
 ) -> None:  # type: ignore[no-untyped-def]

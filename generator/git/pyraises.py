@@ -118,7 +118,8 @@ class ExceptionClass:
 @dataclass(frozen=True)
 class Helper:
     """A function or method that always raises, with one of its parameters in the message
-    (`def fail(self, message, …): raise BadParameter(message, …)`): its callers raise."""
+    (`def fail(self, message, …): raise BadParameter(message, …)`): its callers raise; or
+    that hands one of its parameters to `warnings.warn`: its callers issue a warning."""
 
     name: str
     owner: str  # the class it is a method of ("" for a function)
@@ -130,6 +131,11 @@ class Helper:
     # class is its default, or what a call gives it), and its place among positional arguments
     exception_parameter: str = ""
     exception_position: int = -1
+    # A warn helper (`def warn(self, warning): warnings.warn_explicit(warning, …)`): its
+    # callers issue a warning; of the class of the one they hand it when `exception` is ""
+    issues: bool = False
+    # It formats the text it is given (`fmt.format(**args)`): a literal's braces are fields
+    formats: bool = False
 
     @property
     def title(self) -> str:
@@ -258,6 +264,15 @@ def simple_name(expression: ast.expr) -> str:
 
 def escape_literal(text: str) -> str:
     return text.replace("{", "{{").replace("}", "}}")
+
+
+def format_fields(template: str) -> str:
+    """A literal's template as the text `.format()` is called on: its braces (escaped as a
+    literal's are) are fields. A template with fields of its own (an f-string's) is kept."""
+    held = template.replace("{{", "\0").replace("}}", "\1")
+    if "{" in held or "}" in held:
+        return template
+    return held.replace("\0", "{").replace("\1", "}")
 
 
 def placeholder(name: str, conversion: str = "", spec: str = "") -> str:
@@ -510,6 +525,34 @@ def class_named(argument: ast.expr) -> str:
     return name if name is not None and is_class_name(name) else ""
 
 
+def whole_values(message: ast.expr) -> list[tuple[ast.expr, bool]]:
+    """What a message can be as a whole, each with whether it is formatted: each side of
+    `a if c else b` and of `a or b`, and the text of a `.format()` (`fmt` of
+    `fmt.format(**args)`), which the caller wrote."""
+    if isinstance(message, ast.IfExp):
+        return whole_values(message.body) + whole_values(message.orelse)
+    if isinstance(message, ast.BoolOp) and isinstance(message.op, ast.Or):
+        return [v for value in message.values for v in whole_values(value)]
+    if (
+        isinstance(message, ast.Call)
+        and isinstance(message.func, ast.Attribute)
+        and message.func.attr == "format"
+    ):
+        return [(message.func.value, True)]
+    return [(message, False)]
+
+
+def instance_class(argument: ast.expr) -> str:
+    """The class of an exception or warning an argument makes (`PytestConfigWarning(f"…")`),
+    or ""."""
+    made = exception_name(argument) if isinstance(argument, ast.Call) else None
+    return made if made is not None and made.endswith(EXCEPTION_SUFFIXES) else ""
+
+
+def is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
 def last_name(node: ast.expr) -> str | None:
     if isinstance(node, ast.Name):
         return node.id
@@ -519,9 +562,10 @@ def last_name(node: ast.expr) -> str | None:
 
 
 def receiver_name(function: ast.expr) -> str:
-    """The plain name a method is called on (`parser` of `parser.fail(…)`), if it is one."""
-    if isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name):
-        return function.value.id
+    """The name a method is called on (`parser` of `parser.fail(…)`, `node` of
+    `request.node.warn(…)`), if it is one."""
+    if isinstance(function, ast.Attribute):
+        return last_name(function.value) or ""
     return ""
 
 
@@ -534,6 +578,13 @@ def named_after(class_name: str, receiver: str) -> bool:
     words = [w.lower() for w in CAP_WORD_RE.findall(class_name)]
     named = receiver.lower().split("_")
     return all(named) and words[-len(named) :] == named
+
+
+def classes_named_after(receiver: str) -> list[str]:
+    """The class names a variable's name can be named after, longest first: its last words
+    (`MarkerNode`, `Node` for `marker_node`)."""
+    words = [w.capitalize() for w in receiver.strip("_").split("_") if w]
+    return ["".join(words[start:]) for start in range(len(words))]
 
 
 def is_class_name(name: str) -> bool:
@@ -1042,8 +1093,12 @@ class _Scanner:
             site = self.site(node, "", "", self.conditions)
             owner = self.receiver_class(value.func)
             receiver = "" if owner else receiver_name(value.func)
-            classes = tuple(map(class_named, value.args))
-            keyword_classes = tuple((k.arg, class_named(k.value)) for k in value.keywords if k.arg)
+            classes = tuple(class_named(a) or instance_class(a) for a in value.args)
+            keyword_classes = tuple(
+                (k.arg, class_named(k.value) or instance_class(k.value))
+                for k in value.keywords
+                if k.arg
+            )
             pending = Pending(
                 site, name, owner, arguments, keywords, "", "", classes, keyword_classes, receiver
             )
@@ -1092,7 +1147,7 @@ class _Scanner:
         instantiated or subclassed; none with `category=None`, which marks it for type
         checkers only."""
         category = next((k.value for k in decorator.keywords if k.arg == "category"), None)
-        if isinstance(category, ast.Constant) and category.value is None:
+        if category is not None and is_none(category):
             return
         node = ast.copy_location(ast.Expr(decorator), decorator)
         message = decorator.args[0] if decorator.args else None
@@ -1107,9 +1162,7 @@ class _Scanner:
             self.skipped.append(Skipped(node.lineno, "warning without a message"))
             return
         name = default
-        if category is not None and not (
-            isinstance(category, ast.Constant) and category.value is None
-        ):
+        if category is not None and not is_none(category):
             name = class_named(category)
         reason = self.add(node, name, [message], self.conditions) if name else "category not named"
         if reason:
@@ -1131,6 +1184,12 @@ class _Scanner:
         literal, an f-string, a `%` or `.format()` of one, a call of `_()`): a variable is
         not followed, so that not every call's arguments are."""
         if not isinstance(argument, (ast.Constant, ast.JoinedStr, ast.BinOp, ast.Call)):
+            return ()
+        made = instance_class(argument)
+        if made and isinstance(argument, ast.Call):  # an exception made to be handed on
+            for message in message_candidates(argument, self.settings.arguments.get(made)):
+                if found := self.argument_templates(node, message):
+                    return found
             return ()
         if isinstance(argument, ast.Constant) and not isinstance(argument.value, str):
             return ()
@@ -1253,58 +1312,109 @@ class _Scanner:
 
     def visit_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         """A raise helper: a function whose last statement raises a message built from one of
-        its parameters, that never returns a value."""
+        its parameters, that never returns a value; or a warn helper, that hands one of its
+        parameters to `warnings.warn` (in its own body, not a function it defines)."""
         if not self.within:
             self.visit_maker(node)
-        last = node.body[-1]
-        if not isinstance(last, ast.Raise) or not isinstance(last.exc, ast.Call):
+        if any(isinstance(n, ast.Return) and n.value is not None for n in ast.walk(node)):
             return
+        last = node.body[-1]
+        if isinstance(last, ast.Raise) and isinstance(last.exc, ast.Call):
+            exception, exception_parameter = exception_name(last.exc), ""
+            if exception is None and isinstance(last.exc.func, ast.Name):
+                exception_parameter = last.exc.func.id
+                exception = class_default(node, exception_parameter)
+            if exception is not None:
+                messages = message_candidates(last.exc, self.settings.arguments.get(exception))
+                self.add_helper(node, last, exception, exception_parameter, messages)
+            return
+        for statement in own_nodes(node):
+            if not isinstance(statement, ast.Expr) or not isinstance(statement.value, ast.Call):
+                continue
+            if self.warns(statement.value) and self.visit_warn_helper(node, statement):
+                return
+
+    def visit_warn_helper(self, node: FunctionNode, statement: ast.Expr) -> bool:
+        """Whether a function is a warn helper, by a `warnings.warn(…)` of its own: given a
+        parameter (`warn_explicit(warning, category=None, …)`, a warning of the class of
+        what the caller hands it), or a message built from one with the category named
+        (`warnings.warn(PytestCacheWarning(fmt.format(**args)))`, `warn(message,
+        category)`)."""
+        call = statement.value
+        assert isinstance(call, ast.Call)  # as visit_function found it
+        keywords = {k.arg: k.value for k in call.keywords if k.arg}
+        message = call.args[0] if call.args else keywords.get("message")
+        if message is None:
+            return False
+        made = exception_name(message) if isinstance(message, ast.Call) else None
+        if isinstance(message, ast.Call) and made is not None:
+            messages = message_candidates(message, self.settings.arguments.get(made))
+            return self.add_helper(node, statement, made, "", messages, issues=True)
+        category = call.args[1] if len(call.args) > 1 else keywords.get("category")
+        exception, exception_parameter = "", ""
+        if isinstance(category, ast.Name) and is_parameter(node, category.id):
+            exception_parameter = category.id
+            exception = class_default(node, exception_parameter) or ""
+        elif category is not None and not is_none(category):
+            exception = class_named(category)
+            if not exception:
+                return False
+        return self.add_helper(node, statement, exception, exception_parameter, [message], True)
+
+    def add_helper(
+        self,
+        node: FunctionNode,
+        statement: ast.stmt,
+        exception: str,
+        exception_parameter: str,
+        messages: list[ast.expr],
+        issues: bool = False,
+    ) -> bool:
+        """A helper of the first message that reads one of the function's parameters, if
+        one does."""
         method = any(isinstance(n, ast.ClassDef) for n in self.within[-1:])
         static = any(last_name(d) == "staticmethod" for d in node.decorator_list)
         positional = [a.arg for a in [*node.args.posonlyargs, *node.args.args]]
         if method and not static:
             positional = positional[1:]
         parameters = positional + [a.arg for a in node.args.kwonlyargs]
-        exception, exception_parameter = exception_name(last.exc), ""
-        if exception is None and isinstance(last.exc.func, ast.Name):
-            exception_parameter = last.exc.func.id
-            exception = class_default(node, exception_parameter)
-        if exception is None or any(
-            isinstance(n, ast.Return) and n.value is not None for n in ast.walk(node)
-        ):
-            return
-        for message in message_candidates(last.exc, self.settings.arguments.get(exception)):
+        for message in messages:
             used = [n.id for n in ast.walk(message) if isinstance(n, ast.Name)]
             parameter = next((name for name in used if name in parameters), None)
             if parameter is None:
                 continue
-            if isinstance(message, ast.Name):
-                templates = ["{" + parameter + "}"]
+            whole = [  # whether it formats the parameter, each time it is the whole message
+                formats
+                for value, formats in whole_values(message)
+                if isinstance(value, ast.Name) and value.id == parameter
+            ]
+            if whole:
+                templates = ["{" + parameter + "}"]  # `message`, `fmt.format(**args) if …`
             else:
                 self.scope = node
-                templates, _ = self.templates(last, exception, message)
+                templates, _ = self.templates(statement, exception, message)
             templates = [t for t in templates if "{" + parameter + "}" in t]
-            if templates:
-                place = positional.index(parameter) if parameter in positional else -1
-                owner = self.within[-1].name if method else ""
-                exception_place = (
+            if not templates:
+                return False
+            owner = self.within[-1].name if method else ""
+            self.helpers.append(
+                Helper(
+                    node.name,
+                    owner,
+                    exception,
+                    parameter,
+                    positional.index(parameter) if parameter in positional else -1,
+                    tuple(templates),
+                    exception_parameter,
                     positional.index(exception_parameter)
                     if exception_parameter in positional
-                    else -1
+                    else -1,
+                    issues,
+                    any(whole),
                 )
-                self.helpers.append(
-                    Helper(
-                        node.name,
-                        owner,
-                        exception,
-                        parameter,
-                        place,
-                        tuple(templates),
-                        exception_parameter,
-                        exception_place,
-                    )
-                )
-            return
+            )
+            return True
+        return False
 
     def templates(self, node: ast.stmt, exception: str, message: ast.expr) -> tuple[list[str], str]:
         """The templates one argument can be (a variable assigned in two branches: two; an
@@ -1567,6 +1677,11 @@ class Library:
             methods = [h for h in helpers if h.owner and named_after(h.owner, receiver)]
             if len(methods) == 1:
                 return methods[0]
+            for named in classes_named_after(receiver):  # `marker_node` of a `Node`
+                lineage = self.lineage(named) if named in self.classes else []
+                method = next((h for a in lineage for h in helpers if h.owner == a), None)
+                if method is not None:
+                    return method
         functions = [h for h in helpers if not h.owner]
         return functions[0] if len(functions) == 1 else None
 
@@ -1615,11 +1730,19 @@ def resolved(module: ModuleScan, library: Library) -> tuple[list[RaiseSite], lis
             if named is None and 0 <= helper.exception_position < len(pending.classes):
                 named = pending.classes[helper.exception_position]
             exception = helper.exception if named is None else named
+        if helper.issues:  # a warning handed to `warn` is of its own class, whatever the category
+            handed = dict(pending.keyword_classes).get(helper.parameter)
+            if handed is None and 0 <= helper.position < len(pending.classes):
+                handed = pending.classes[helper.position]
+            exception = handed or exception or "UserWarning"
         if not given or not exception:
             what = "a message not built from literals" if not given else "a class not named"
-            skipped.append(Skipped(site.line, f"raised through {helper.title} with {what}"))
+            verb = "issued" if helper.issues else "raised"
+            skipped.append(Skipped(site.line, f"{verb} through {helper.title} with {what}"))
             continue
         field = "{" + helper.parameter + "}"
+        if helper.formats:  # `self.warn("could not create cache path {path}", path=path)`
+            given = tuple(map(format_fields, given))
         for template in helper.templates:
             for argument in given:
                 sites.append(
@@ -1628,6 +1751,7 @@ def resolved(module: ModuleScan, library: Library) -> tuple[list[RaiseSite], lis
                         exception=exception,
                         template=template.replace(field, argument),
                         helper=helper.title,
+                        handed="warn" if helper.issues else site.handed,
                     )
                 )
     sites.sort(key=lambda site: site.line)

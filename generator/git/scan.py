@@ -170,7 +170,8 @@ def skeleton(
         if site.made_by:
             trigger += f" Its message is made by {code_span(site.made_by)}."
         if site.helper:
-            trigger += f" It goes through {code_span(site.helper)}, which raises it."
+            verb = "issues" if site.kind == "warning" else "raises"
+            trigger += f" It goes through {code_span(site.helper)}, which {verb} it."
         trigger += HANDED_ON.get(site.handed, "")
     related_lines = ["related:", *(f'  - "{other}"' for other in related)] if related else []
     return (
