@@ -223,16 +223,19 @@ def how_raised(
     return ""
 
 
-def warns_here(said: str, commit: str, git: Any) -> bool:
+def warns_here(said: str, commit: str, git: Any, depth: int = 0) -> bool:
     """Whether a line, as git shows it, issues a warning: a `warnings.warn` call, PEP 702's
-    decorator, or a call of a function whose definition calls `warnings.warn` (pytest's
-    `node.warn(…)`, `config.issue_config_time_warning(…)`)."""
+    decorator, or a call of a function that ends in issuing one (pytest's `node.warn(…)`,
+    `config.issue_config_time_warning(…)`, and what calls those: two calls deep)."""
     if WARN_CALL_RE.search(said) or DEPRECATED_RE.match(said):
         return True
     called = STATEMENT_CALL_RE.match(said)
-    for body in function_bodies(git, commit, called[1]) if called else []:
-        warned = [m.start() for m in WARN_CALL_RE.finditer(body)]
-        raised = [m.start() for m in re.finditer(r"\braise\b", body)]
+    if called is None or depth == 2:
+        return False
+    for body in function_bodies(git, commit, called[1]):
+        lines = body.splitlines()[1:]
+        raised = [at for at, line in enumerate(lines) if re.search(r"\braise\b", line)]
+        warned = [at for at, line in enumerate(lines) if warns_here(line, commit, git, depth + 1)]
         if warned and max(warned) > max(raised, default=-1):  # it ends in a warning
             return True
     return False

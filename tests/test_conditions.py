@@ -483,6 +483,15 @@ class Node:
 
 class Item(Node):
     pass
+
+
+def fail(reason, pytrace=True):
+    raise Failed(reason, pytrace=pytrace)
+
+
+def _issue_warning_captured(warning, hook, stacklevel):
+    with warnings.catch_warnings(record=True):
+        warnings.warn(warning, stacklevel=stacklevel)
 """
 CONFIG = """\
 import warnings
@@ -495,10 +504,20 @@ class Config:
         with warnings.catch_warnings(record=True):
             warnings.warn(warning, stacklevel=stacklevel)
 
+    def _warn_or_fail_if_strict(self, message):  # hands the message on to two helpers,
+        if self.strict:  # and ends in the one above
+            fail(message, pytrace=False)
+        self.issue_config_time_warning(PytestConfigWarning(message), stacklevel=3)
+
 
 class Cache:
     def warn(self, fmt, *, _ispytest=False, **args):
         warnings.warn(PytestCacheWarning(fmt.format(**args) if args else fmt), stacklevel=3)
+
+
+class LegacyCache:  # a helper that hands the message on to another helper
+    def warn(self, fmt, **args):
+        _issue_warning_captured(PytestCacheWarning(fmt.format(**args) if args else fmt), 3)
 
 
 def deprecate(message, category=DeprecationWarning):
@@ -530,6 +549,8 @@ def usefixtures(marker_node, request, item, config, cache):
     warned("not a site: warned() is used for its value")
     cache.warn(message, _ispytest=True)
     cache.warn("cache could not write path {path}", path=path)
+    config._warn_or_fail_if_strict(f"Unknown config option: {key}\\n")
+    legacy_cache.warn("could not create cache path {path}", path=path)
 """
 
 
@@ -552,12 +573,18 @@ def test_warnings_issued_through_a_projects_own_warn_helpers(tmp_path: Path, mak
         "could not create cache path {path}": ("PytestCacheWarning", 15, "warning"),
         # Cache.warn formats the text it is given: the literal's braces are a field.
         "cache could not write path {path}": ("PytestCacheWarning", 20, "warning"),
+        # Through a helper that hands the message on to another helper.
+        "Unknown config option: {key}\n": ("PytestConfigWarning", 21, "warning"),
         "the funcargs attribute is deprecated": ("DeprecationWarning", 16, "warning"),
         "yield tests are removed": ("FutureWarning", 17, "warning"),
         # Node.warn's own check raises: an error, not a warning.
         "warning must be an instance of Warning, got {warning!r}": ("ValueError", 7, None),
     }
-    assert summary["warning_sites"] == 9
+    assert summary["warning_sites"] == 11
+    # One message issued twice (`cache.warn`, and `legacy_cache.warn` through
+    # `_issue_warning_captured`): one record, the second call listed.
+    also = records["could not create cache path {path}"]["source"]["also_raised_at"]
+    assert also == [{"path": "pkg/collect.py", "line": 22}]
     assert records["cannot collect test class {name!r}"]["when"]["trigger"] == (
         "Issued in `Class.collect` when `hasinit(self.obj)`. It goes through `Node.warn`, "
         "which issues it. The warnings filters decide whether it is shown, hidden or raised."

@@ -107,7 +107,8 @@ class Code:
 
     def library(self, commit: str, needs: frozenset[str]) -> Library:
         """The classes and raise helpers of the commit's files (tests and the like left out)
-        that define these names, and the bases of the classes found, in turn."""
+        that define these names, and the bases of the classes found and the helpers those
+        helpers hand their message on to, in turn."""
         key = (commit, needs)
         if key not in self.libraries:
             wanted, modules = set(needs), {}
@@ -123,10 +124,14 @@ class Code:
                     except (GitError, PinError):
                         modules[path] = None
                 found = [module for module in modules.values() if module is not None]
-                bases = {b for m in found for c in m.classes for b in c.bases} - wanted
-                if not paths or not bases:
+                more = {b for m in found for c in m.classes for b in c.bases}
+                more |= {
+                    h.relay.name for m in found for h in m.helpers if h.name in wanted and h.relay
+                }
+                more -= wanted
+                if not paths or not more:
                     break
-                wanted |= bases
+                wanted |= more
             self.libraries[key] = Library(found, top_packages(self.library_files(commit)))
         return self.libraries[key]
 

@@ -116,6 +116,18 @@ class ExceptionClass:
 
 
 @dataclass(frozen=True)
+class Relay:
+    """Where a helper hands its parameter on to another helper (`self._std_warn(warning)`):
+    the call, and the argument's place in it."""
+
+    name: str
+    owner: str  # the class its receiver is, as for a pending call
+    receiver: str
+    position: int  # among the call's positional arguments (-1 for a keyword)
+    keyword: str
+
+
+@dataclass(frozen=True)
 class Helper:
     """A function or method that always raises, with one of its parameters in the message
     (`def fail(self, message, …): raise BadParameter(message, …)`): its callers raise; or
@@ -136,6 +148,9 @@ class Helper:
     issues: bool = False
     # It formats the text it is given (`fmt.format(**args)`): a literal's braces are fields
     formats: bool = False
+    # It hands the parameter on to another helper, which raises or issues it: what the
+    # library resolves it with (`templates` is then the one `{parameter}`)
+    relay: Relay | None = None
 
     @property
     def title(self) -> str:
@@ -1328,20 +1343,19 @@ class _Scanner:
                 messages = message_candidates(last.exc, self.settings.arguments.get(exception))
                 self.add_helper(node, last, exception, exception_parameter, messages)
             return
-        for statement in own_nodes(node):
-            if not isinstance(statement, ast.Expr) or not isinstance(statement.value, ast.Call):
-                continue
-            if self.warns(statement.value) and self.visit_warn_helper(node, statement):
+        calls = own_calls(node)
+        if any(self.warns(call) and self.visit_warn_helper(node, s, call) for s, call in calls):
+            return
+        for statement, call in reversed(calls):  # the one it ends in, when it hands on twice
+            if self.visit_relay(node, statement, call):
                 return
 
-    def visit_warn_helper(self, node: FunctionNode, statement: ast.Expr) -> bool:
+    def visit_warn_helper(self, node: FunctionNode, statement: ast.Expr, call: ast.Call) -> bool:
         """Whether a function is a warn helper, by a `warnings.warn(…)` of its own: given a
         parameter (`warn_explicit(warning, category=None, …)`, a warning of the class of
         what the caller hands it), or a message built from one with the category named
         (`warnings.warn(PytestCacheWarning(fmt.format(**args)))`, `warn(message,
         category)`)."""
-        call = statement.value
-        assert isinstance(call, ast.Call)  # as visit_function found it
         keywords = {k.arg: k.value for k in call.keywords if k.arg}
         message = call.args[0] if call.args else keywords.get("message")
         if message is None:
@@ -1361,6 +1375,28 @@ class _Scanner:
                 return False
         return self.add_helper(node, statement, exception, exception_parameter, [message], True)
 
+    def visit_relay(self, node: FunctionNode, statement: ast.Expr, call: ast.Call) -> bool:
+        """Whether a function hands one of its parameters, whole, to a call that may be of
+        another helper (pytest 3.8's `def warn(self, warning): self._std_warn(warning)`, or
+        made into a warning first: `_issue_warning_captured(PytestCacheWarning(fmt.format(
+        **args)), …)`): a helper if the library finds that one."""
+        name = last_name(call.func)
+        if name is None or is_class_name(name) or self.warns(call):
+            return False
+        given = [(at, "", a) for at, a in enumerate(call.args)]
+        given += [(-1, k.arg, k.value) for k in call.keywords if k.arg]
+        for position, keyword, argument in given:
+            made = instance_class(argument)
+            messages = [argument]
+            if made and isinstance(argument, ast.Call):
+                messages = message_candidates(argument, self.settings.arguments.get(made))
+            self.scope = node
+            owner = self.receiver_class(call.func)
+            relay = Relay(name, owner, "" if owner else receiver_name(call.func), position, keyword)
+            if self.add_helper(node, statement, made, "", messages, relay=relay):
+                return True
+        return False
+
     def add_helper(
         self,
         node: FunctionNode,
@@ -1369,9 +1405,10 @@ class _Scanner:
         exception_parameter: str,
         messages: list[ast.expr],
         issues: bool = False,
+        relay: Relay | None = None,
     ) -> bool:
         """A helper of the first message that reads one of the function's parameters, if
-        one does."""
+        one does (for a relay, only a parameter handed on whole)."""
         method = any(isinstance(n, ast.ClassDef) for n in self.within[-1:])
         static = any(last_name(d) == "staticmethod" for d in node.decorator_list)
         positional = [a.arg for a in [*node.args.posonlyargs, *node.args.args]]
@@ -1390,6 +1427,8 @@ class _Scanner:
             ]
             if whole:
                 templates = ["{" + parameter + "}"]  # `message`, `fmt.format(**args) if …`
+            elif relay is not None:
+                continue
             else:
                 self.scope = node
                 templates, _ = self.templates(statement, exception, message)
@@ -1411,6 +1450,7 @@ class _Scanner:
                     else -1,
                     issues,
                     any(whole),
+                    relay,
                 )
             )
             return True
@@ -1559,6 +1599,15 @@ def returned_values(function: FunctionNode) -> list[ast.expr]:
     return [n.value for n in own_nodes(function) if isinstance(n, ast.Return) and n.value]
 
 
+def own_calls(function: FunctionNode) -> list[tuple[ast.Expr, ast.Call]]:
+    """The statements of a function's own body that are a call, each with its call."""
+    return [
+        (node, node.value)
+        for node in own_nodes(function)
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
+    ]
+
+
 def own_nodes(function: FunctionNode) -> Iterator[ast.AST]:
     """The nodes of a function's body in source order, its nested functions, classes and
     lambdas left out."""
@@ -1663,7 +1712,31 @@ class Library:
         makers = self.makers.get(name, [])
         return makers[0].templates if len(makers) == 1 else ()
 
-    def helper(self, name: str, owner: str, receiver: str) -> Helper | None:
+    def helper(self, name: str, owner: str, receiver: str, depth: int = 0) -> Helper | None:
+        """The helper a call names, a relay resolved to what the helper it hands its
+        parameter on to raises or issues (through at most MAX_RELAYS of them)."""
+        found = self.named_helper(name, owner, receiver)
+        if found is None or found.relay is None:
+            return found
+        relay = found.relay
+        inner = None
+        if depth < MAX_RELAYS:
+            inner = self.helper(relay.name, relay.owner, relay.receiver, depth + 1)
+        if inner is None or not (
+            relay.keyword == inner.parameter or relay.position == inner.position >= 0
+        ):
+            return None
+        field = "{" + inner.parameter + "}"
+        return dataclasses.replace(
+            found,
+            exception=found.exception or inner.exception,
+            templates=tuple(t.replace(field, "{" + found.parameter + "}") for t in inner.templates),
+            issues=inner.issues,
+            formats=found.formats or inner.formats,
+            relay=None,
+        )
+
+    def named_helper(self, name: str, owner: str, receiver: str) -> Helper | None:
         """The raise helper a call names: a method of the receiver's class (or a base), or of
         the one class named after the receiver (`parser` → `Parser`), or the one function of
         that name."""
@@ -1699,6 +1772,7 @@ class Library:
 
 
 MAX_LINEAGE = 50  # classes in a chain of bases followed
+MAX_RELAYS = 3  # helpers handing a message on to another, followed
 
 
 def resolved(module: ModuleScan, library: Library) -> tuple[list[RaiseSite], list[Skipped]]:
