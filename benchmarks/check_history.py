@@ -82,7 +82,7 @@ def main(repo_dir: str, history_file: str) -> None:
                 examples.append((record["id"], pair["release"], pair["path"], at))
             issued = pair.get("kind") == "warning"
             warnings += issued
-            if issued != warns_here(said, release, git):
+            if issued != warns_here(said, release, git, pair["path"]):
                 wrong_kind.append((record["id"], pair["release"], pair["path"], at))
     print(
         f"listed pairs: {pairs}; not at the path and line given: {bad} "
@@ -223,27 +223,30 @@ def how_raised(
     return ""
 
 
-def warns_here(said: str, commit: str, git: Any, depth: int = 0) -> bool:
+def warns_here(said: str, commit: str, git: Any, path: str, depth: int = 0) -> bool:
     """Whether a line, as git shows it, issues a warning: a `warnings.warn` call, PEP 702's
     decorator, or a call of a function that ends in issuing one (pytest's `node.warn(…)`,
-    `config.issue_config_time_warning(…)`, and what calls those: two calls deep)."""
+    `config.issue_config_time_warning(…)`, and what calls those: two calls deep), one of
+    the line's own file when that file defines one of that name."""
     if WARN_CALL_RE.search(said) or DEPRECATED_RE.match(said):
         return True
     called = STATEMENT_CALL_RE.match(said)
     if called is None or depth == 2:
         return False
-    for body in function_bodies(git, commit, called[1]):
+    bodies = function_bodies(git, commit, called[1])
+    bodies = [(at, body) for at, body in bodies if at == path] or bodies
+    for at, body in bodies:
         lines = body.splitlines()[1:]
-        raised = [at for at, line in enumerate(lines) if re.search(r"\braise\b", line)]
-        warned = [at for at, line in enumerate(lines) if warns_here(line, commit, git, depth + 1)]
+        raised = [n for n, line in enumerate(lines) if re.search(r"\braise\b", line)]
+        warned = [n for n, line in enumerate(lines) if warns_here(line, commit, git, at, depth + 1)]
         if warned and max(warned) > max(raised, default=-1):  # it ends in a warning
             return True
     return False
 
 
-def function_bodies(git: Any, commit: str, name: str) -> list[str]:
-    """The text of each function of that name in a release, to its end (the first line
-    indented no deeper than its `def`)."""
+def function_bodies(git: Any, commit: str, name: str) -> list[tuple[str, str]]:
+    """The path and text of each function of that name in a release, to its end (the first
+    line indented no deeper than its `def`)."""
     defined(git, commit, "def", name)  # every definition of the release found
     bodies = []
     for path, number in definitions[commit].get(("def", name), []):
@@ -258,7 +261,7 @@ def function_bodies(git: Any, commit: str, name: str) -> list[str]:
             ),
             len(lines),
         )
-        bodies.append("\n".join(lines[number - 1 : end]))
+        bodies.append((path, "\n".join(lines[number - 1 : end])))
     return bodies
 
 
