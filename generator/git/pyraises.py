@@ -1328,7 +1328,8 @@ class _Scanner:
     def visit_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         """A raise helper: a function whose last statement raises a message built from one of
         its parameters, that never returns a value; or a warn helper, that hands one of its
-        parameters to `warnings.warn` (in its own body, not a function it defines)."""
+        parameters to `warnings.warn` (in its own body, not a function it defines); or one
+        that hands it on to what may be another helper."""
         if not self.within:
             self.visit_maker(node)
         if any(isinstance(n, ast.Return) and n.value is not None for n in ast.walk(node)):
@@ -1385,14 +1386,15 @@ class _Scanner:
             return False
         given = [(at, "", a) for at, a in enumerate(call.args)]
         given += [(-1, k.arg, k.value) for k in call.keywords if k.arg]
+        self.scope = node
+        owner = self.receiver_class(call.func)
+        receiver = "" if owner else receiver_name(call.func)
         for position, keyword, argument in given:
             made = instance_class(argument)
             messages = [argument]
             if made and isinstance(argument, ast.Call):
                 messages = message_candidates(argument, self.settings.arguments.get(made))
-            self.scope = node
-            owner = self.receiver_class(call.func)
-            relay = Relay(name, owner, "" if owner else receiver_name(call.func), position, keyword)
+            relay = Relay(name, owner, receiver, position, keyword)
             if self.add_helper(node, statement, made, "", messages, relay=relay):
                 return True
         return False
