@@ -199,13 +199,16 @@ def how_raised(
     above = lines[max(0, at - 40) : at]
     if here and TABLE_ENTRY_RE.match(said) and any("error_messages" in a for a in above):
         return "a table's entry"
-    for name in CONSTANT_RE.findall(said) if raises else []:  # `MESSAGE = "…"` of the module
+    called = "\n".join(lines[at - 1 : at + 2])  # the call's first lines: its arguments
+    for name in CONSTANT_RE.findall(called) if raises else []:  # `MESSAGE = "…"`
         assigned = [n for n, line in enumerate(lines) if line.startswith(f"{name} =")]
         text = (
             JOINED_RE.sub("", "\n".join(lines[assigned[0] : assigned[0] + 5])) if assigned else ""
         )
         if len(assigned) == 1 and all(w in text for w in words):
             return "a module constant"
+        if not assigned and all(w in constant_text(git, commit, name) for w in words):
+            return "another module's constant"
     for name in CALL_RE.findall(said):  # a helper's own words are in its definition
         helper = defined(git, commit, "def", name)
         if helper and all(w in wide or w in helper for w in words):
@@ -221,6 +224,25 @@ def how_raised(
     if raised and all(w in defined(git, commit, "class", raised[1]) for w in words):
         return "built by the class raised"
     return ""
+
+
+constants: dict[tuple[str, str], str] = {}
+
+
+def constant_text(git: Any, commit: str, name: str) -> str:
+    """The text of the one `NAME = …` of that name at the top of a module of the release
+    (its first 8 lines), or ""."""
+    if (commit, name) not in constants:
+        pattern = rf"^{name}\s*(:[^=]*)?="
+        found = git("grep", "-n", "-E", pattern, commit, "--", "*.py", ":!tests", ":!test*")
+        places = found.splitlines()
+        text = ""
+        if len(places) == 1:
+            _, path, number, _ = places[0].split(":", 3)
+            lines = source(git, commit, path)[int(number) - 1 : int(number) + 7]
+            text = JOINED_RE.sub("", "\n".join(lines))
+        constants[commit, name] = text
+    return constants[commit, name]
 
 
 def warns_here(said: str, commit: str, git: Any, path: str, depth: int = 0) -> bool:

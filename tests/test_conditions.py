@@ -591,6 +591,58 @@ def test_warnings_issued_through_a_projects_own_warn_helpers(tmp_path: Path, mak
     )
 
 
+# pytest keeps its deprecations as constants of one module (`_pytest/deprecated.py`), and
+# pydantic its config's message: another module's `warn(X)` or `raise E(X)` says them.
+DEPRECATED = """\
+YIELD_FIXTURE = PytestDeprecationWarning("@pytest.yield_fixture is deprecated.")
+DEPRECATION_MESSAGE = "Support for class-based `config` is deprecated."
+REMOVED: str = "This was removed in 2.0."
+TWICE = "bound twice"
+TWICE = "so not a constant"
+"""
+USE = """\
+import warnings
+import pkg.deprecated
+from pkg import deprecated
+from pkg.deprecated import YIELD_FIXTURE, TWICE
+
+
+def yield_fixture():
+    warnings.warn(YIELD_FIXTURE, stacklevel=2)
+
+
+class Config:
+    def __init__(self):
+        warnings.warn(deprecated.DEPRECATION_MESSAGE, DeprecationWarning)
+
+    def old(self):
+        raise ValueError(pkg.deprecated.REMOVED)
+
+    def twice(self):
+        warnings.warn(TWICE)
+"""
+
+
+def test_a_message_held_in_another_modules_constant(tmp_path: Path, make_content) -> None:  # type: ignore[no-untyped-def]
+    repo = GitRepo(tmp_path / "project")
+    repo.write("pkg/deprecated.py", DEPRECATED)
+    repo.write("pkg/use.py", USE)
+    repo.commit("first")
+    content = make_content({})
+    summary = scan_json(repo, content)
+    records = drafts(content)
+    assert {
+        m: (r["exception"], r["source"]["line"], r.get("kind")) for m, r in records.items()
+    } == {
+        "@pytest.yield_fixture is deprecated.": ("PytestDeprecationWarning", 8, "warning"),
+        "Support for class-based `config` is deprecated.": ("DeprecationWarning", 13, "warning"),
+        "This was removed in 2.0.": ("ValueError", 16, None),
+    }
+    assert records["@pytest.yield_fixture is deprecated."]["source"]["through"] == ["YIELD_FIXTURE"]
+    skipped = {(s["path"], s["line"]): s["reason"] for s in summary["skipped_sites"]}
+    assert skipped[("pkg/use.py", 19)] == "warning: message is not built from string literals"
+
+
 def test_messages_built_by_classes_helpers_and_tables_in_other_files(
     tmp_path: Path, make_content
 ) -> None:  # type: ignore[no-untyped-def]
@@ -891,7 +943,7 @@ def test_a_message_a_function_of_the_module_makes_is_found_and_checked_at_its_ca
     choice = records["{value!r} is not one of {choices}."]
     assert choice["source"]["through"] == ["ParamType.fail", "Choice.invalid_choice_message"]
     assert choice["when"]["trigger"] == (
-        "Raised in `Choice.convert` when `value not in self.choices`. Its message is made by "
+        "Raised in `Choice.convert` when `value not in self.choices`. Its message comes from "
         "`Choice.invalid_choice_message`. It goes through `ParamType.fail`, which raises it."
     )
     assert records["no {kind} widget"]["source"]["through"] == ["describe"]

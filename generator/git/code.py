@@ -37,6 +37,7 @@ WORD_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
 # after `\n` in a string is a word of its own).
 ESCAPE_RE = re.compile(r"\\.")
 DEFINED_RE = re.compile(r"^[ \t]*(?:async[ \t]+)?(?:class|def)[ \t]+(\w+)", re.MULTILINE)
+CONSTANT_RE = re.compile(r"^(\w+)[ \t]*(?::[^=\n]*)?=[^=]", re.MULTILINE)  # `NAME = …` of a module
 
 
 @dataclass(frozen=True)
@@ -143,12 +144,12 @@ class Code:
         return self.library_paths[commit]
 
     def defined(self, commit: str, path: str) -> frozenset[str]:
-        """The names of the classes and functions a file defines, read from its text (so that
-        only files that may define what a library needs are parsed)."""
+        """The names of the classes, functions and constants a file defines, read from its
+        text (so that only files that may define what a library needs are parsed)."""
         sha = self.blob(commit, path)
         if sha not in self.definitions:
             text = self.text(commit, path) or ""
-            self.definitions[sha] = frozenset(DEFINED_RE.findall(text))
+            self.definitions[sha] = frozenset(DEFINED_RE.findall(text) + CONSTANT_RE.findall(text))
         return self.definitions[sha]
 
     def file(self, commit: str, path: str) -> ParsedFile:

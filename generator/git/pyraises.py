@@ -160,11 +160,13 @@ class Helper:
 @dataclass(frozen=True)
 class MessageMaker:
     """A function of a module that returns a message (`def types_msg(instance, types): return
-    "%r is not of type %s" % …`): a raise elsewhere whose message is a call of it raises
-    what it returns."""
+    "%r is not of type %s" % …`), or a constant of the module that holds one (`CONSOLE_MAIN =
+    PytestRemovedIn10Warning("…")`, `DEPRECATION_MESSAGE = "…"`): a raise or a warning
+    elsewhere whose message is a call of it, or it, raises or issues that."""
 
     name: str
     templates: tuple[str, ...]
+    exception: str = ""  # for a constant that holds an exception or warning, its class
 
 
 @dataclass(frozen=True)
@@ -811,6 +813,7 @@ class _Scanner:
         self.built: dict[int, list[str]] = {}  # the messages each class builds, by id
         self.imported: dict[str, str] = {}  # name -> the module `from … import` took it from
         self.renamed: dict[str, str] = {}  # name -> the name it was imported as (`import … as`)
+        self.modules: set[str] = set()  # the names `import …` binds (`_pytest` of `_pytest.x`)
         self.defined, self.bases = definitions(module)
         self.made_by: dict[int, str] = {}  # by statement: the function that made its message
 
@@ -832,6 +835,10 @@ class _Scanner:
                 self.imported.update((a.asname or a.name, origin) for a in node.names)
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 self.renamed.update((a.asname, a.name) for a in node.names if a.asname)
+            if isinstance(node, ast.Import):
+                self.modules.update(a.asname or a.name.split(".")[0] for a in node.names)
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and not self.within:
+                self.visit_constant(node)
             function = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
             within = node if isinstance(node, SCOPE_NODES) else None
             name = within.name if within is not None else None
@@ -992,9 +999,17 @@ class _Scanner:
 
     def imported_function(self, message: ast.expr) -> str:
         """The function a message is a call of, when another module of the commit may define
-        it: imported from one (`types_msg(…)`), or named through one (`_utils.types_msg(…)`)."""
+        it: imported from one (`types_msg(…)`), or named through one (`_utils.types_msg(…)`);
+        or the constant it is, imported (`CONSOLE_MAIN`) or named through its module
+        (`_config.DEPRECATION_MESSAGE`, `_pytest.deprecated.YIELD_FIXTURE`)."""
         if not isinstance(message, ast.Call):
-            return ""
+            head = message
+            while isinstance(head, ast.Attribute):
+                head = head.value
+            imported = isinstance(head, ast.Name) and (
+                head.id in self.imported or (head.id in self.modules and head is not message)
+            )
+            return (last_name(message) or "") if imported else ""
         called = message.func
         if isinstance(called, ast.Name) and called.id in self.imported:
             return called.id
@@ -1180,7 +1195,12 @@ class _Scanner:
         if category is not None and not is_none(category):
             name = class_named(category)
         reason = self.add(node, name, [message], self.conditions) if name else "category not named"
-        if reason:
+        held_by = self.imported_function(message) if reason and name else ""
+        if held_by:  # another module's constant (or function) may say it, and the library will
+            site = self.site(node, name, "", self.conditions)
+            warning = f"warning: {reason}"
+            self.pending.append(Pending(site, name, "", (), (), warning, made_by=held_by))
+        elif reason:
             self.skipped.append(Skipped(node.lineno, f"warning: {reason}"))
 
     def origin(self, raised: ast.expr) -> str:
@@ -1299,6 +1319,24 @@ class _Scanner:
                         table_entry=f"{node.name}.{table_name(statement)}[{key!r}]",
                     )
                     self.sites.append(site)
+
+    def visit_constant(self, node: ast.Assign | ast.AnnAssign) -> None:
+        """A constant of the module that holds a message with words (`MESSAGE = "…"`), or an
+        exception or warning made with one (`YIELD_FIXTURE = PytestDeprecationWarning("…")`),
+        bound once: what another module's raise or warning of it says."""
+        target = node.targets[0] if isinstance(node, ast.Assign) else node.target
+        name = target.id if isinstance(target, ast.Name) else ""
+        value = self.constant(name) if name else None
+        if value is None:
+            return
+        made = instance_class(value)
+        if made and isinstance(value, ast.Call):
+            for message in message_candidates(value, self.settings.arguments.get(made)):
+                if templates := self.returned_messages(message):
+                    self.makers.append(MessageMaker(name, tuple(templates), made))
+                    return
+        elif templates := self.returned_messages(value):
+            self.makers.append(MessageMaker(name, tuple(templates)))
 
     def visit_maker(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         """A function of the module that makes messages: each value it returns a message with
@@ -1709,10 +1747,10 @@ class Library:
                     return defined.templates
         return ()
 
-    def made(self, name: str) -> tuple[str, ...]:
-        """The messages the one function of that name that makes messages returns."""
+    def made(self, name: str) -> MessageMaker | None:
+        """The one function of that name that makes messages, or constant that holds one."""
         makers = self.makers.get(name, [])
-        return makers[0].templates if len(makers) == 1 else ()
+        return makers[0] if len(makers) == 1 else None
 
     def helper(self, name: str, owner: str, receiver: str, depth: int = 0) -> Helper | None:
         """The helper a call names, a relay resolved to what the helper it hands its
@@ -1783,14 +1821,19 @@ def resolved(module: ModuleScan, library: Library) -> tuple[list[RaiseSite], lis
     sites, skipped = list(module.sites), list(module.skipped)
     for pending in module.pending:
         site = pending.site
-        if pending.reason:  # a class raised without a literal message
-            made = library.made(pending.made_by)
-            templates = made or library.built(pending.name, pending.origin)
+        if pending.reason:  # a class raised (or a warning issued) without a literal message
+            maker = library.made(pending.made_by)
+            templates = maker.templates if maker else library.built(pending.name, pending.origin)
             if not templates:
                 skipped.append(Skipped(site.line, pending.reason))
-            made_by, built_by = (pending.made_by, "") if made else (site.made_by, pending.name)
+            made_by, built_by = (pending.made_by, "") if maker else (site.made_by, pending.name)
+            exception = site.exception
+            if maker and maker.exception and site.kind == "warning":  # `warn(CONSOLE_MAIN)`
+                exception = maker.exception
             sites += [
-                dataclasses.replace(site, template=t, made_by=made_by, built_by=built_by)
+                dataclasses.replace(
+                    site, exception=exception, template=t, made_by=made_by, built_by=built_by
+                )
                 for t in templates
             ]
             continue

@@ -168,7 +168,7 @@ def skeleton(
     else:
         trigger = markdown(raised_when(site.raised_in, site.conditions, site.kind))
         if site.made_by:
-            trigger += f" Its message is made by {code_span(site.made_by)}."
+            trigger += f" Its message comes from {code_span(site.made_by)}."
         if site.helper:
             verb = "issues" if site.kind == "warning" else "raises"
             trigger += f" It goes through {code_span(site.helper)}, which {verb} it."
