@@ -131,6 +131,21 @@ def drafts(content: Path) -> dict[str, dict]:  # type: ignore[type-arg]
     return {data["message"]: data for data in found}
 
 
+def scanned(tmp_path: Path, make_content, files: dict[str, str]):  # type: ignore[no-untyped-def]
+    """Scan a repository of these files: the summary, and the drafts by message."""
+    repo = GitRepo(tmp_path / "project")
+    for path, text in files.items():
+        repo.write(path, text)
+    repo.commit("first")
+    content = make_content({})
+    return scan_json(repo, content), drafts(content)
+
+
+def what_and_where(records: dict[str, dict]) -> dict[str, tuple[str, int, str | None]]:  # type: ignore[type-arg]
+    """Each draft's exception, line and kind, by its message."""
+    return {m: (r["exception"], r["source"]["line"], r.get("kind")) for m, r in records.items()}
+
+
 def raised_where(content: Path) -> dict[str, tuple[str, str, int]]:
     """Each draft's exception, path and line, by its message."""
     return {
@@ -555,16 +570,9 @@ def usefixtures(marker_node, request, item, config, cache):
 
 
 def test_warnings_issued_through_a_projects_own_warn_helpers(tmp_path: Path, make_content) -> None:  # type: ignore[no-untyped-def]
-    repo = GitRepo(tmp_path / "project")
-    for name, text in [("nodes.py", NODES), ("config.py", CONFIG), ("collect.py", COLLECT)]:
-        repo.write(f"pkg/{name}", text)
-    repo.commit("first")
-    content = make_content({})
-    summary = scan_json(repo, content)
-    records = drafts(content)
-    assert {
-        m: (r["exception"], r["source"]["line"], r.get("kind")) for m, r in records.items()
-    } == {
+    files = {"pkg/nodes.py": NODES, "pkg/config.py": CONFIG, "pkg/collect.py": COLLECT}
+    summary, records = scanned(tmp_path, make_content, files)
+    assert what_and_where(records) == {
         "cannot collect test class {name!r}": ("PytestCollectionWarning", 7, "warning"),
         "usefixtures() without arguments has no effect": ("PytestWarning", 11, "warning"),
         "record_property is experimental": ("PytestExperimentalApiWarning", 12, "warning"),
@@ -624,16 +632,9 @@ class Config:
 
 
 def test_a_message_held_in_another_modules_constant(tmp_path: Path, make_content) -> None:  # type: ignore[no-untyped-def]
-    repo = GitRepo(tmp_path / "project")
-    repo.write("pkg/deprecated.py", DEPRECATED)
-    repo.write("pkg/use.py", USE)
-    repo.commit("first")
-    content = make_content({})
-    summary = scan_json(repo, content)
-    records = drafts(content)
-    assert {
-        m: (r["exception"], r["source"]["line"], r.get("kind")) for m, r in records.items()
-    } == {
+    files = {"pkg/deprecated.py": DEPRECATED, "pkg/use.py": USE}
+    summary, records = scanned(tmp_path, make_content, files)
+    assert what_and_where(records) == {
         "@pytest.yield_fixture is deprecated.": ("PytestDeprecationWarning", 8, "warning"),
         "Support for class-based `config` is deprecated.": ("DeprecationWarning", 13, "warning"),
         "This was removed in 2.0.": ("ValueError", 16, None),
