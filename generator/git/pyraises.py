@@ -982,7 +982,7 @@ class _Scanner:
             # function of another module may make its message, or the class build it itself,
             # and the library will tell
             site = self.site(node, name, "", self.conditions)
-            made_by = next(filter(None, map(self.imported_function, messages)), "")
+            made_by = next(filter(None, map(self.made_elsewhere, messages)), "")
             origin = self.origin(call.func)
             self.pending.append(Pending(site, name, "", (), (), reason, origin, made_by=made_by))
         elif reason:
@@ -997,7 +997,7 @@ class _Scanner:
             return [(made_class, value)]
         return []
 
-    def imported_function(self, message: ast.expr) -> str:
+    def made_elsewhere(self, message: ast.expr) -> str:
         """The function a message is a call of, when another module of the commit may define
         it: imported from one (`types_msg(…)`), or named through one (`_utils.types_msg(…)`);
         or the constant it is, imported (`CONSOLE_MAIN`) or named through its module
@@ -1195,7 +1195,7 @@ class _Scanner:
         if category is not None and not is_none(category):
             name = class_named(category)
         reason = self.add(node, name, [message], self.conditions) if name else "category not named"
-        held_by = self.imported_function(message) if reason and name else ""
+        held_by = self.made_elsewhere(message) if reason and name else ""
         if held_by:  # another module's constant (or function) may say it, and the library will
             site = self.site(node, name, "", self.conditions)
             warning = f"warning: {reason}"
