@@ -95,6 +95,46 @@ def debug_only(x):
     if __debug__:
         if x is None:
             raise ValueError("x must be given")
+
+
+def resolve(arg, as_pypath, exists):
+    if not exists:
+        msg = (
+            "module or package not found: {arg}"
+            if as_pypath
+            else "file or directory not found: {arg}"
+        )
+        raise UsageError(msg.format(arg=arg))
+
+
+def validated(value, length):
+    if not isinstance(value, list):
+        msg = f"expected a list, got {value!r}"
+    elif length is not None and len(value) != length:
+        msg = f"expected {length} items"
+    else:
+        return value
+    raise ValidationError(msg)
+
+
+def named(name, undefined):
+    msg = f"no filter named {name!r}"
+    if undefined:
+        try:
+            name.fail()
+        except Exception as e:
+            msg = f"{msg} ({e}; quote it?)"
+    raise RuntimeError(msg)
+
+
+def status(error, line):
+    raise ProtocolError(error or f"bad status line {line!r}")
+
+
+def parsed(arg, parts):
+    if len(parts) > 5:
+        raise UsageError("while parsing {arg!r}: {error}".format(arg=arg, error="too many fields"))
+    raise KeyError("no %s named %s" % ("widget", arg))
 """
 
 EXPECTED = {
@@ -118,6 +158,19 @@ EXPECTED = {
     "widget size is negative": ("Widget.render", ("self.size < 0",)),
     "no request parameter": ("loop_else", ("after for param in params without a break",)),
     "x must be given": ("debug_only", ("x is None",)),
+    # A message chosen by a test holds when the test does; text filled in is the message's own.
+    "module or package not found: {arg}": ("resolve", ("not exists", "as_pypath")),
+    "file or directory not found: {arg}": ("resolve", ("not exists", "not as_pypath")),
+    "expected a list, got {value!r}": ("validated", ("not isinstance(value, list)",)),
+    "expected {length} items": (
+        "validated",
+        ("isinstance(value, list)", "length is not None", "len(value) != length"),
+    ),
+    "no filter named {name!r}": ("named", ()),
+    "no filter named {name!r} ({e}; quote it?)": ("named", ("undefined",)),  # not `except`
+    "bad status line {line!r}": ("status", ("not error",)),
+    "while parsing {arg!r}: too many fields": ("parsed", ("len(parts) > 5",)),
+    "no widget named {arg}": ("parsed", ()),
 }
 
 

@@ -445,7 +445,7 @@ def percent_template(text: str, args: ast.expr, names: _Names) -> str:
     for found in SIMPLE_FORMAT_RE.finditer(text):
         result.append(escape_literal(text[last : found.start()]))
         last = found.end()
-        key, _, kind = found.groups()
+        key, flags, kind = found.groups()
         if kind == "%":
             result.append("%")
             continue
@@ -453,7 +453,9 @@ def percent_template(text: str, args: ast.expr, names: _Names) -> str:
         if (key and mapping is not None) or key:
             result.append(placeholder(key, conversion))
         elif index < len(values):
-            result.append(placeholder(names.name(values[index]), conversion))
+            value = values[index]
+            written = text_of(value, names) if kind == "s" and not flags else None
+            result.append(written or placeholder(names.name(value), conversion))
             index += 1
         else:
             result.append(placeholder("value", conversion))
@@ -487,6 +489,12 @@ def format_template(text: str, call: ast.Call, names: _Names) -> str | None:
         # A keyword field keeps the name its author gave it; a positional one is named by its value,
         # or by what the field reads of it (`{0.status_code}`, `{0[location]}`).
         positional = root == "" or root.isdigit()
+        written = None
+        if argument is not None and field_name == root and conversion in (None, "s") and not spec:
+            written = text_of(argument, names)
+        if written is not None:  # `.format(why="too long")`: the text is the message's own
+            result.append(written)
+            continue
         if positional and argument is not None:
             part = re.split(r"[.\[\]]", field_name)[-2 if field_name.endswith("]") else -1]
             read = part if field_name != root and part.isidentifier() else ""
@@ -495,6 +503,39 @@ def format_template(text: str, call: ast.Call, names: _Names) -> str | None:
             name = root or "value"
         result.append(placeholder(name, conversion or "", spec or ""))
     return "".join(result)
+
+
+def text_of(argument: ast.expr, names: _Names) -> str | None:
+    """The template of an argument a `%` or `.format()` fills in as it is, when it is
+    written as text (a literal, an f-string): its text is the message's own."""
+    if isinstance(argument, ast.JoinedStr) or literal_text(argument) is not None:
+        return template_of(argument, names)
+    return None
+
+
+def choices(message: ast.expr) -> list[tuple[ast.expr, list[Condition]]]:
+    """The messages a choice is, each with what holds when it is the one: `"…" if test else
+    "…"` (the test, or its negation), `given or "…"` (`not given` for what follows it), or a
+    `%` or `.format()` of a template that is one (`("… {arg}" if as_pypath else "…
+    {arg}").format(arg=arg)`); [] for any other message."""
+    if isinstance(message, ast.IfExp):
+        return [(message.body, holds(message.test)), (message.orelse, holds(negated(message.test)))]
+    if isinstance(message, ast.BoolOp) and isinstance(message.op, ast.Or):
+        return [
+            (value, [c for given in message.values[:n] for c in holds(negated(given))])
+            for n, value in enumerate(message.values)
+        ]
+    held = filled_template(message)
+    found = []
+    for choice, conditions in choices(held) if held is not None else []:
+        branch = copy.copy(message)
+        if isinstance(branch, ast.BinOp):
+            branch.left = choice
+        elif isinstance(branch, ast.Call) and isinstance(branch.func, ast.Attribute):
+            branch.func = copy.copy(branch.func)
+            branch.func.value = choice
+        found.append((branch, conditions))
+    return found
 
 
 def exception_name(node: ast.expr) -> str | None:
@@ -636,8 +677,9 @@ def assigned_messages(
     raised: ast.stmt,
     on_path: set[tuple[int, int]],
     where: dict[int, Branch],
-) -> list[ast.expr]:
-    """The messages a plain variable can hold at the statement `raised`, from its assignments
+) -> list[tuple[ast.expr, list[Condition]]]:
+    """The messages a plain variable can hold at the statement `raised`, each with what holds
+    where it was assigned that need not where the variable is raised, from its assignments
     in order since line `after` (the last raise of the same variable, which the assignments
     before it were for). An assignment on the way to the raise (`on_path`: in a body that
     holds it) replaces what the variable held; one in a branch off it adds a value;
@@ -669,7 +711,26 @@ def assigned_messages(
         values = made if statement_span(statement) in on_path else values + made
         if len(values) > MAX_MESSAGES:
             return []
-    return [held for held, needs in values if not any(exclusive(n, there) for n in needs)]
+    return [
+        (held, off_the_way(needs, there))
+        for held, needs in values
+        if not any(exclusive(n, there) for n in needs)
+    ]
+
+
+def off_the_way(needs: tuple[Branch, ...], there: Branch) -> list[Condition]:
+    """What holds in the branches (of an `if` or a `match`) a value was assigned in, those of
+    the raise left out: `msg += " and more"` under `if verbose:` holds when `verbose`. (A loop
+    or an `except` it was assigned in is not where it is raised.)"""
+    found: dict[str, Condition] = {}
+    for branch in needs:
+        for node, index in branch:
+            if (node, index) in there or not isinstance(node, (ast.If, ast.Match)):
+                continue
+            body = inner_bodies(node)[index]
+            held = next((c for b, c in body_conditions(node) if b is body), [])
+            found.update((condition_text(c), c) for c in held)
+    return list(found.values())
 
 
 Branch = tuple[tuple[ast.stmt, int], ...]  # the bodies a statement is in: (statement, which body)
@@ -733,17 +794,24 @@ def text_forms(value: ast.expr) -> list[ast.expr | None]:
     return [None]
 
 
-def template_variable(message: ast.expr) -> ast.Name | None:
-    """The variable a message is, or whose text it fills in (`err % args`, `err.format(…)`)."""
+def filled_template(message: ast.expr) -> ast.expr | None:
+    """The template a message fills in (`err` of `err % args`, `err.format(…)`), if it is
+    one that does."""
     if isinstance(message, ast.BinOp) and isinstance(message.op, ast.Mod):
-        message = message.left
-    elif (
+        return message.left
+    if (
         isinstance(message, ast.Call)
         and isinstance(message.func, ast.Attribute)
         and message.func.attr == "format"
     ):
-        message = message.func.value
-    return message if isinstance(message, ast.Name) else None
+        return message.func.value
+    return None
+
+
+def template_variable(message: ast.expr) -> ast.Name | None:
+    """The variable a message is, or whose text it fills in (`err % args`, `err.format(…)`)."""
+    held = filled_template(message) or message
+    return held if isinstance(held, ast.Name) else None
 
 
 def substituted(expression: ast.expr, name: str, value: ast.expr) -> ast.expr:
@@ -879,31 +947,39 @@ class _Scanner:
             self.scopes[id(scope)] = local_assignments(scope), branches(scope)
         return self.scopes[id(scope)]
 
-    def messages_of(self, message: ast.expr, raised: ast.stmt) -> list[ast.expr]:
+    def messages_of(
+        self, message: ast.expr, raised: ast.stmt
+    ) -> list[tuple[ast.expr, list[Condition]]]:
         """The message expression, or, where a plain variable holds it or its template
         (`msg`, `err % args`, `err.format(…)`), each value the variable was assigned: in its
         function, or, for a name the function neither binds nor is given, in the module
         (`MESSAGE = "…"`); an f-string with no words of its own, its variables that hold
-        only text filled in; each of `given or msg` and of `msg if … else other`."""
-        if isinstance(message, ast.BoolOp) and isinstance(message.op, ast.Or):
-            return [m for value in message.values for m in self.messages_of(value, raised)]
-        if isinstance(message, ast.IfExp):
-            branches = (message.body, message.orelse)
-            return [m for value in branches for m in self.messages_of(value, raised)]
+        only text filled in; each of `given or msg` and of `msg if … else other`, with what
+        holds when it is the one."""
+        if split := choices(message):
+            return [
+                (m, [*chosen, *more])
+                for value, chosen in split
+                for m, more in self.messages_of(value, raised)
+            ]
         held = template_variable(message)
         if held is None:
-            return self.filled_in(message, raised)
+            return [(m, []) for m in self.filled_in(message, raised)]
         scope = self.scope
         assignments, where = self.bindings(scope)
         if held.id not in assignments:
             constant = None if is_parameter(scope, held.id) else self.constant(held.id)
-            return [message] if constant is None else [substituted(message, held.id, constant)]
+            value = message if constant is None else substituted(message, held.id, constant)
+            return [(value, [])]
         after = self.raised.get((id(scope), held.id), 0)
         self.raised[id(scope), held.id] = raised.lineno
         on_path = self.on_path()
-        found = assigned_messages(held, assignments, after, raised, on_path, where)
-        messages = [substituted(message, held.id, value) for value in found] or [message]
-        return [filled for m in messages for filled in self.filled_in(m, raised)]
+        found = assigned_messages(held, assignments, after, raised, on_path, where) or [(held, [])]
+        return [
+            (filled, assigned)
+            for value, assigned in found
+            for filled in self.filled_in(substituted(message, held.id, value), raised)
+        ]
 
     def filled_in(self, message: ast.expr, raised: ast.stmt) -> list[ast.expr]:
         """An f-string message with no text of its own but its variables, with the text of
@@ -926,7 +1002,7 @@ class _Scanner:
             if name not in assignments or is_parameter(scope, name) or bound_otherwise(scope, name):
                 continue
             held = assigned_messages(value.value, assignments, 0, raised, path, where)
-            forms = [form for expression in held for form in text_forms(expression)]
+            forms = [form for expression, _ in held for form in text_forms(expression)]
             texts = [form for form in forms if form is not None]
             if not texts or len(texts) < len(forms) or len(found) * len(texts) > MAX_MESSAGES:
                 continue
@@ -1049,7 +1125,7 @@ class _Scanner:
             return []
         values = assigned_messages(ast.Name(name), assignments, 0, raised, on_path, where)
         held = []
-        for value in values:
+        for value, _ in values:
             made = exception_name(value) if isinstance(value, ast.Call) else None
             if not isinstance(value, ast.Call) or made is None or last_name(value.func) != made:
                 return []
@@ -1228,7 +1304,7 @@ class _Scanner:
             return ()
         if isinstance(argument, ast.Constant) and not isinstance(argument.value, str):
             return ()
-        return tuple(self.templates(node, "", argument)[0])
+        return tuple(message.template for message in self.templates(node, "", argument)[0])
 
     def receiver_class(self, function: ast.expr) -> str:
         """The class a method call's receiver is: the walk's class for `self.m()` and
@@ -1287,8 +1363,8 @@ class _Scanner:
                 given = given[1:]
             messages = message_candidates(ast.Call(value.func, given, value.keywords), None)
         for message in messages:
-            templates, _ = self.templates(node, owner.name, message)
-            templates = [t for t in templates if not not_its_own(t)]
+            found, _ = self.templates(node, owner.name, message)
+            templates = [m.template for m in found if not not_its_own(m.template)]
             if templates:
                 self.built.setdefault(id(owner), []).extend(templates)
                 return
@@ -1471,7 +1547,7 @@ class _Scanner:
                 continue
             else:
                 self.scope = node
-                templates, _ = self.templates(statement, exception, message)
+                templates = [m.template for m in self.templates(statement, exception, message)[0]]
             templates = [t for t in templates if "{" + parameter + "}" in t]
             if not templates:
                 return False
@@ -1496,12 +1572,15 @@ class _Scanner:
             return True
         return False
 
-    def templates(self, node: ast.stmt, exception: str, message: ast.expr) -> tuple[list[str], str]:
+    def templates(
+        self, node: ast.stmt, exception: str, message: ast.expr
+    ) -> tuple[list[Message], str]:
         """The templates one argument can be (a variable assigned in two branches: two; an
-        `ngettext` call: its two forms), or why it is none."""
+        `ngettext` call: its two forms), each with what holds when it is the one, or why it is
+        none."""
         reason, templates = "", []
-        for held in self.messages_of(message, node):
-            for expression in self.forms(node, held, ()):
+        for held, outer in self.messages_of(message, node):
+            for expression, inner in self.forms(node, held, ()):
                 template = template_of(expression, _Names())
                 if exception in self.settings.arguments and isinstance(expression, ast.Constant):
                     # A class named in the settings fills its message's {fields} in itself.
@@ -1511,23 +1590,26 @@ class _Scanner:
                     reason = reason or "message is not built from string literals"
                 elif not canonical(template).replace("{}", "").strip():
                     reason = reason or "message has no literal text"
-                elif template not in templates:
-                    templates.append(template)
-        return templates, reason
+                else:
+                    templates.append(Message(template, (*outer, *inner)))
+        return chosen_once(templates), reason
 
-    def forms(self, node: ast.stmt, message: ast.expr, seen: tuple[str, ...]) -> list[ast.expr]:
+    def forms(
+        self, node: ast.stmt, message: ast.expr, seen: tuple[str, ...]
+    ) -> list[tuple[ast.expr, list[Condition]]]:
         """A message's forms (an `ngettext` call's: two); for a call of a function of this
         module that returns messages (`self.invalid_message(value)`), those it returns; for
         a message given or a default (`error or f"Bad status line {line!r}"`, `exc.args[1]
-        if exc.args else "DNS lookup failed"`), each."""
-        if isinstance(message, ast.BoolOp) and isinstance(message.op, ast.Or):
-            return [form for value in message.values for form in self.forms(node, value, seen)]
-        if isinstance(message, ast.IfExp):
-            branches = (message.body, message.orelse)
-            return [form for value in branches for form in self.forms(node, value, seen)]
+        if exc.args else "DNS lookup failed"`), each, with what holds when it is the one."""
+        if split := choices(message):
+            return [
+                (form, [*chosen, *more])
+                for value, chosen in split
+                for form, more in self.forms(node, value, seen)
+            ]
         made = self.module_function(message)
         if made is None or made[0] in seen:
-            return translated_forms(message, self.settings.translations)
+            return [(form, []) for form in translated_forms(message, self.settings.translations)]
         title, function = made
         self.made_by[id(node)] = title
         returned = returned_values(function)
@@ -1571,14 +1653,14 @@ class _Scanner:
         arguments that can hold it that has literal text, one that reads as a sentence rather
         than a code (`Error("not_found", "No such item")`); or the reason there is none."""
         reason = f"{exception} raised without a message"
-        templates: list[str] = []
+        templates: list[Message] = []
         for number, message in enumerate(messages):
             found, why = self.templates(node, exception, message)
             reason = why if number == 0 else reason
-            if found and (not templates or (sentence(found) and not sentence(templates))):
+            if found and (not templates or (worded(found) and not worded(templates))):
                 templates = found
-        for template in templates:
-            self.sites.append(self.site(node, exception, template, conditions))
+        for template, chosen in templates:
+            self.sites.append(self.site(node, exception, template, [*conditions, *chosen]))
         return "" if templates else reason
 
     def site(
@@ -1878,7 +1960,7 @@ def resolved(module: ModuleScan, library: Library) -> tuple[list[RaiseSite], lis
     return sites, skipped
 
 
-def sentence(templates: list[str]) -> bool:
+def sentence(templates: Iterable[str]) -> bool:
     """Whether a message has words apart (`No such item`), not a code (`not_found`)."""
     return any(" " in canonical(template).replace("{}", "").strip() for template in templates)
 
@@ -1993,6 +2075,30 @@ class Condition(NamedTuple):
 
 def condition_text(condition: Condition) -> str:
     return condition.form.format(*map(ast.unparse, condition.code))
+
+
+def worded(messages: list[Message]) -> bool:
+    return sentence(message.template for message in messages)
+
+
+class Message(NamedTuple):
+    """One message a raise can give, and what holds when it is the one: the test that chose it
+    (`"…" if as_pypath else "…"`), beside what holds where the statement runs."""
+
+    template: str
+    conditions: tuple[Condition, ...] = ()
+
+
+def chosen_once(messages: list[Message]) -> list[Message]:
+    """Each template once: one that two choices give holds under what both say."""
+    found: dict[str, tuple[Condition, ...]] = {}
+    for template, conditions in messages:
+        if template in found:
+            said = set(map(condition_text, conditions))
+            found[template] = tuple(c for c in found[template] if condition_text(c) in said)
+        else:
+            found[template] = conditions
+    return [Message(template, conditions) for template, conditions in found.items()]
 
 
 def body_conditions(node: ast.stmt) -> Iterator[tuple[list[ast.stmt], list[Condition]]]:
