@@ -1171,3 +1171,106 @@ def test_an_exception_set_on_a_future_is_raised_where_it_is_set(
     }
     checked = run_cli("check", "--drafts", "--strict", "--content", str(content))
     assert checked.exit_code == 0, checked.stderr
+
+
+WRAPPING = """\
+class BusyResourceError(Exception):
+    def __init__(self, action):
+        super().__init__(f"Another task is already {action} this resource")
+
+
+class ReadBusyError(BusyResourceError):
+    pass
+
+
+class SoftBusyError(BusyResourceError):
+    def __init__(self, message):
+        Exception.__init__(self, message)
+
+
+class LocationValueError(ValueError):
+    pass
+
+
+class LocationParseError(LocationValueError):
+    def __init__(self, location):
+        message = f"Failed to parse: {location}"
+        super().__init__(message)
+        self.location = location
+
+
+class PlainError(Exception):
+    def __init__(self, message, code=None):
+        super().__init__(message)
+"""
+
+WRAPPED = """\
+from .exceptions import (
+    BusyResourceError,
+    LocationParseError,
+    PlainError,
+    ReadBusyError,
+    SoftBusyError,
+)
+
+
+def read(stream, host):
+    if stream.busy:
+        raise BusyResourceError("reading from")
+    if stream.writing:
+        raise ReadBusyError("writing to")
+    if not host:
+        raise LocationParseError(f"'{host}', label empty or too long")
+    if stream.soft:
+        raise SoftBusyError("the stream is soft-busy")
+    raise PlainError("something else went wrong", code=3)
+"""
+
+
+def test_a_class_that_builds_its_message_around_the_text_it_is_given(
+    tmp_path: Path, make_content
+) -> None:  # type: ignore[no-untyped-def]
+    """anyio's `BusyResourceError("reading from")` says "Another task is already reading from
+    this resource", urllib3's `LocationParseError("…")` "Failed to parse: …": the class's
+    message with the text in place, in each release as its class builds it there."""
+    repo = GitRepo(tmp_path / "project")
+    repo.write("pkg/exceptions.py", WRAPPING)
+    repo.write("pkg/streams.py", WRAPPED)
+    repo.commit("1.0")
+    repo.git("tag", "v1.0")
+    repo.write("pkg/exceptions.py", WRAPPING.replace("is already {action}", "is {action}"))
+    repo.commit("2.0")
+    repo.git("tag", "v2.0")
+    content = make_content({})
+    scan_json(repo, content, "--commit", "v1.0")
+    assert raised_where(content) == {
+        "Another task is already reading from this resource": (
+            "BusyResourceError",
+            "pkg/streams.py",
+            12,
+        ),
+        "Another task is already writing to this resource": ("ReadBusyError", "pkg/streams.py", 14),
+        "Failed to parse: '{host}', label empty or too long": (
+            "LocationParseError",
+            "pkg/streams.py",
+            16,
+        ),
+        # A subclass that takes its message as it is given, and a class that never built one.
+        "the stream is soft-busy": ("SoftBusyError", "pkg/streams.py", 18),
+        "something else went wrong": ("PlainError", "pkg/streams.py", 19),
+    }
+    result = run_cli("history", "--content", str(content), "--repo-dir", str(repo.path), "--json")
+    assert result.exit_code == 0, result.output
+    said = {
+        record["raised"][0]["message"]: [(r["release"], r["message"]) for r in record["raised"]]
+        for record in json.loads(result.stdout)["records"]
+    }
+    # streams.py is the same file in both releases; the class around its text is not.
+    assert said["Another task is already reading from this resource"] == [
+        ("v1.0", "Another task is already reading from this resource"),
+        ("v2.0", "Another task is reading from this resource"),
+    ]
+    assert said["something else went wrong"] == [
+        ("v1.0", "something else went wrong"),
+        ("v2.0", "something else went wrong"),
+    ]

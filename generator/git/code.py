@@ -159,7 +159,8 @@ class Code:
             return self.files_at[commit, path]
         sha = self.blob(commit, path)
         module, unparsed = self.module(commit, path)
-        library = self.library(commit, module.needs()) if module and module.pending else None
+        needs = module.needs() if module else frozenset()
+        library = self.library(commit, needs) if needs else None
         key = (sha, library.used(module) if library and module else ())
         parsed = self.parsed.get(key)
         if parsed is None:

@@ -53,6 +53,11 @@ class RaiseSite:
     # the function of its module that makes its message (`Choice.invalid_message`), if one does
     made_by: str = field(default="", compare=False)
     built_by: str = field(default="", compare=False)  # the class that builds its message, if so
+    # For a class called with its message: the argument it was read from (its position, or
+    # its keyword), and where the class comes from (`Pending.origin`), for a class that
+    # builds its message around that argument (`BusyResourceError("reading from")`).
+    argument: str = field(default="", compare=False)
+    origin: str = field(default="", compare=False)
     # the entry of a class's table of error messages it is (`Form.error_messages['invalid']`)
     table_entry: str = field(default="", compare=False)
     # how the exception leaves the statement when it is not raised there: `yield` (for the
@@ -113,6 +118,9 @@ class ExceptionClass:
     name: str
     bases: tuple[str, ...]
     templates: tuple[str, ...]
+    # the parameters of its `__init__` that a call can give by position (`self` left out), or
+    # None when it defines none
+    parameters: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -207,8 +215,10 @@ class ModuleScan:
     makers: tuple[MessageMaker, ...]
 
     def needs(self) -> frozenset[str]:
-        """The names of the classes and functions its pending raises wait on."""
+        """The names of the classes and functions its pending raises wait on, and the classes
+        it gives a message to, which may build theirs around it."""
         named = {name for p in self.pending for name in (p.name, p.owner, p.made_by) if name}
+        named |= {site.exception for site in self.sites if site.argument}
         return frozenset(named)
 
 
@@ -1053,8 +1063,12 @@ class _Scanner:
     def visit_raised(self, node: ast.stmt, name: str, call: ast.Call) -> None:
         """The raise of an exception made at the statement: `name(…)`, or `name.factory(…)`."""
         messages = message_candidates(call, self.settings.arguments.get(name))
-        reason = self.add(node, name, messages, self.conditions)
-        if reason and last_name(call.func) == name:  # a constructor (not `X.factory(…)`): a
+        constructed = last_name(call.func) == name  # not `X.factory(…)`
+        places = {id(a): str(n) for n, a in enumerate(call.args)}
+        places.update((id(k.value), k.arg) for k in call.keywords if k.arg)
+        given = [places.get(id(m), "") for m in messages] if constructed else []
+        reason = self.add(node, name, messages, self.conditions, given, self.origin(call.func))
+        if reason and constructed:  # a constructor (not `X.factory(…)`): a
             # function of another module may make its message, or the class build it itself,
             # and the library will tell
             site = self.site(node, name, "", self.conditions)
@@ -1380,7 +1394,13 @@ class _Scanner:
             if value is not None and table_name(statement) in TEMPLATE_ATTRIBUTES:
                 built += [t for t in table_templates(value, self.settings.translations)]
         templates = tuple(dict.fromkeys(t for t in built if not not_its_own(t)))
-        self.classes.append(ExceptionClass(node.name, bases, templates))
+        init = next(
+            (s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None
+        )
+        parameters = None
+        if init is not None:
+            parameters = tuple(a.arg for a in [*init.args.posonlyargs, *init.args.args][1:])
+        self.classes.append(ExceptionClass(node.name, bases, templates, parameters))
         for statement in node.body:
             table = error_table(statement)
             for key, value in table:
@@ -1648,19 +1668,24 @@ class _Scanner:
         exception: str,
         messages: list[ast.expr],
         conditions: list[Condition],
+        places: list[str] | None = None,
+        origin: str = "",
     ) -> str:
         """A raise site for each message the statement can raise, from the first of the
         arguments that can hold it that has literal text, one that reads as a sentence rather
-        than a code (`Error("not_found", "No such item")`); or the reason there is none."""
+        than a code (`Error("not_found", "No such item")`), with its place among the call's
+        arguments when `places` gives them; or the reason there is none."""
         reason = f"{exception} raised without a message"
         templates: list[Message] = []
+        argument = ""
         for number, message in enumerate(messages):
             found, why = self.templates(node, exception, message)
             reason = why if number == 0 else reason
             if found and (not templates or (worded(found) and not worded(templates))):
-                templates = found
+                templates, argument = found, places[number] if places else ""
         for template, chosen in templates:
-            self.sites.append(self.site(node, exception, template, [*conditions, *chosen]))
+            site = self.site(node, exception, template, [*conditions, *chosen])
+            self.sites.append(dataclasses.replace(site, argument=argument, origin=origin))
         return "" if templates else reason
 
     def site(
@@ -1829,6 +1854,31 @@ class Library:
                     return defined.templates
         return ()
 
+    def wrapped(self, site: RaiseSite) -> tuple[str, ...]:
+        """The messages of a raise whose class builds them around the argument the message
+        was read from (`BusyResourceError("reading from")`, where `def __init__(self, action):
+        super().__init__(f"Another task is already {action} this resource")`): of the nearest
+        class (itself or a base) that defines `__init__` or builds messages, the argument's
+        text in place; none for a class that takes its message as it is given."""
+        package = site.origin.split(".", 1)[0]
+        if not site.argument or (package and self.packages and package not in self.packages):
+            return ()
+        for ancestor in self.lineage(site.exception):
+            for defined in self.classes.get(ancestor, []):
+                if defined.parameters is None and not defined.templates:
+                    continue
+                parameters = defined.parameters or ()
+                name = site.argument
+                if name.isdigit():
+                    name = parameters[int(name)] if int(name) < len(parameters) else ""
+                field = "{" + name + "}"
+                return tuple(
+                    t.replace(field, site.template)
+                    for t in defined.templates
+                    if name in parameters and field in t
+                )
+        return ()
+
     def made(self, name: str) -> MessageMaker | None:
         """The one function of that name that makes messages, or constant that holds one."""
         makers = self.makers.get(name, [])
@@ -1881,9 +1931,10 @@ class Library:
         return functions[0] if len(functions) == 1 else None
 
     def used(self, module: ModuleScan) -> tuple[object, ...]:
-        """What of the library a module's pending raises resolve with, to tell when two
-        libraries resolve it the same."""
-        found: list[object] = []
+        """What of the library a module's pending raises resolve with (and the messages its
+        classes build around what it gives them), to tell when two libraries resolve it the
+        same."""
+        found: list[object] = [self.wrapped(site) for site in module.sites if site.argument]
         for pending in module.pending:
             if pending.reason:
                 made = self.made(pending.made_by)
@@ -1900,7 +1951,13 @@ MAX_RELAYS = 3  # helpers handing a message on to another, followed
 def resolved(module: ModuleScan, library: Library) -> tuple[list[RaiseSite], list[Skipped]]:
     """A module's raises, those that waited on the library included (in line order), and
     what is skipped."""
-    sites, skipped = list(module.sites), list(module.skipped)
+    sites, skipped = [], list(module.skipped)
+    for site in module.sites:
+        wrapped = library.wrapped(site)
+        if not wrapped:
+            sites.append(site)
+        for template in wrapped:  # `BusyResourceError("reading from")`: the class's message
+            sites.append(dataclasses.replace(site, template=template, built_by=site.exception))
     for pending in module.pending:
         site = pending.site
         if pending.reason:  # a class raised (or a warning issued) without a literal message
