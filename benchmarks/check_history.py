@@ -10,16 +10,19 @@
    `raise_from`, `reraise` or `warn`, or is a `@deprecated(` decorator), or calls a function
    that release defines (a raise helper), or is an entry of a table of error messages
    (`error_messages` above it); or the line raises and the words are in the definition of a
-   function it calls (a message a function makes); or the line says `raise X` (or `yield X`)
-   and the words are in the definition of class X in that release (a message the class
-   builds); or the line raises or asserts with a name the module assigns once, at its top
-   level, to a text with the words (`MESSAGE = "…"`). A pair said to be issued as a warning
-   is at a `warnings.warn` call (or `warn(…)`, or a `@deprecated("…")` decorator), and every
-   other pair is not.
+   function it calls (a message a function makes); or the line says `raise X` (or `yield X`,
+   a call or not) and the words are in the definition of class X in that release, or of one
+   of its bases, three deep (a message the class builds); or the line raises or asserts with
+   a name the module assigns once, at its top level, to a text with the words (`MESSAGE =
+   "…"`). A pair said to be issued as a warning is at a `warnings.warn` call (or `warn(…)`,
+   or a `@deprecated("…")` decorator), and every other pair is not.
 2. Every pair not listed: `git grep -F` of the record's longest literal run (20 characters
    or more, with a space, on one source line) in that release's Python files (tests, docs,
-   examples and benchmarks left out, as scan leaves them), in a string and not in a
-   comment. A hit is a miss unless another record of the history claims a raise within 15
+   examples and benchmarks left out, as scan leaves them), in a string and not in a comment,
+   where a raise takes its message: the hit's line or one of the five above it raises,
+   asserts, issues a warning or makes an exception (`…Error(`), or the hit is assigned to a
+   name that a raise within 40 lines below uses, or that names a message (`msg_template =
+   "…"`). A hit is a miss unless another record of the history claims a raise within 15
    lines of it in that release, or it is in the definition of a class that such a raise
    raises (a message the class builds), or the history said that file could not be parsed
    there.
@@ -133,7 +136,9 @@ def main(repo_dir: str, history_file: str) -> None:
             before = text[: text.find(chunk)]
             if left_out_kind(path) is not None:  # `pkg/tests/`: left out at any depth
                 continue
-            if not text.lstrip().startswith("#") and ('"' in before or "'" in before):
+            if text.lstrip().startswith("#") or ('"' not in before and "'" not in before):
+                continue
+            if at_a_raise(source(git, commit, path), int(number)):
                 hits[by_commit[commit]].append((path, int(number)))
         for release, found in hits.items():
             near: Any = [
@@ -163,7 +168,7 @@ CALL_RE = re.compile(r"(?:^|[\s.(=])([A-Za-z_]\w*)\(")
 DEPRECATED_RE = re.compile(r"^\s*@(?:\w+\.)?deprecated\(")  # PEP 702's decorator
 WARN_CALL_RE = re.compile(r"\bwarnings\.warn(?:_explicit)?\(|(?<![\w.])warn(?:_explicit)?\(")
 TABLE_ENTRY_RE = re.compile(r"^\s*(?:\w*error_messages\s*=\s*\{\s*)?[\"'][\w-]+[\"']\s*:")
-CLASS_RAISED_RE = re.compile(r"\b(?:raise|yield)\s+(?:[\w.]+\.)?([A-Z_]\w*)\s*\(")
+CLASS_RAISED_RE = re.compile(r"\b(?:raise|yield)\s+(?:[\w.]+\.)?([A-Z_]\w*)\s*(?:\(|$|from\b)")
 RAISING_CALL_RE = re.compile(r"\b(set_exception|raise_from|reraise)\(")
 CLASS_CALLED_RE = re.compile(r"\b([A-Z_]\w*)\s*\(")
 # `import warnings as w`, `from warnings import warn as _warn`, `deprecated as _deprecated`
@@ -221,9 +226,49 @@ def how_raised(
     raised = CLASS_RAISED_RE.search(said)
     if raised is None and RAISING_CALL_RE.search(said):  # `reraise(X, X(…), tb)` over lines
         raised = CLASS_CALLED_RE.search("\n".join(lines[at - 1 : at + 4]))
-    if raised and all(w in defined(git, commit, "class", raised[1]) for w in words):
+    if raised and all(w in class_text(git, commit, raised[1]) for w in words):
         return "built by the class raised"
     return ""
+
+
+BASES_RE = re.compile(r"^\s*class\s+\w+\s*\(([^)]*)\)", re.MULTILINE)
+
+
+def class_text(git: Any, commit: str, name: str, depth: int = 0) -> str:
+    """The definitions of a class of a release, and those of its bases (three deep)."""
+    text = defined(git, commit, "class", name)
+    if depth < 3:
+        for found in BASES_RE.finditer(text[:2000]):
+            for base in re.findall(r"(\w+)\s*(?:,|$)", found[1]):
+                if base != name:
+                    text += "\n" + class_text(git, commit, base, depth + 1)
+    return text
+
+
+RAISING_RE = re.compile(
+    r"\b(raise|assert|yield|warn|warn_explicit|set_exception|raise_from|reraise)\b"
+    r"|@(?:\w+\.)?deprecated\(|[A-Z]\w*(?:Error|Exception|Warning)\("
+)
+ASSIGNED_RE = re.compile(r"^\s*(?:self\.)?(\w+)\s*(?::[^=]*)?\+?=[^=]")
+MESSAGE_NAME_RE = re.compile(r"template|message|msg|detail|error", re.IGNORECASE)
+
+
+def at_a_raise(lines: list[str], number: int) -> bool:
+    """Whether text a release has at a line is where a raise takes its message: the line or
+    one of the five above raises (or makes an exception), or the text is assigned to a name
+    a raise in the 40 lines below uses or that names a message (`msg_template = "…"`); not
+    a log call or another function's argument (`scope.cancel("…")`)."""
+    above = lines[max(0, number - 6) : number]
+    if any(RAISING_RE.search(line) for line in above):
+        return True
+    for line in reversed(above):  # the assignment the text is in, if it is in one
+        assigned = ASSIGNED_RE.match(line)
+        if assigned:
+            name = assigned[1]
+            below = lines[number : number + 40]
+            used = any(re.search(rf"\b{name}\b", b) and RAISING_RE.search(b) for b in below)
+            return used or bool(MESSAGE_NAME_RE.search(name))
+    return False
 
 
 constants: dict[tuple[str, str], str] = {}
