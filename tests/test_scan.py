@@ -119,6 +119,26 @@ def test_drafts_are_checked_but_not_published(tmp_path: Path, make_content) -> N
     assert index["count"] == 11
 
 
+def test_a_module_named_like_a_record_file_gets_a_folder_the_content_can_hold(
+    tmp_path: Path, make_content
+) -> None:  # type: ignore[no-untyped-def]
+    # mkdocs/utils/yaml.py: a folder `mkdocs.utils.yaml` would read as a record file.
+    repo = GitRepo(tmp_path / "project")
+    for module in ("yaml", "yml", "yamlish"):
+        repo.write(f"pkg/utils/{module}.py", f'raise ValueError("bad {module} document")\n')
+    repo.commit("first")
+    content = make_content({})
+    scan_json(repo, content)
+    drafts = sorted(
+        p.relative_to(content / "errors").parent.name for p in (content / "errors").rglob("*.yaml")
+    )
+    assert drafts == ["pkg.utils.yaml.py", "pkg.utils.yamlish", "pkg.utils.yml.py"]
+    checked = run_cli("check", "--drafts", "--strict", "--content", str(content))
+    assert checked.exit_code == 0, checked.stderr
+    built = run_cli("build", "--drafts", "--content", str(content), "--out", str(tmp_path / "site"))
+    assert built.exit_code == 0, built.stderr
+
+
 def test_scan_reports_usage_and_repository_errors(tmp_path: Path, make_content) -> None:  # type: ignore[no-untyped-def]
     content = make_content({})
     not_repo = tmp_path / "plain"

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from errpages.content.files import atomic_write_text
+from errpages.content.listing import RECORD_SUFFIXES
 from errpages.content.loader import load_content
 from errpages.content.scaffold import slug
 from errpages.content.schema import TO_WRITE, derive_id, is_repo_path
@@ -320,7 +321,11 @@ def scan_repository(
 
 
 def draft_path(out_dir: Path, path: str, site: RaiseSite, record_id: str) -> Path:
+    """A draft's file: in a folder named after its module (`pkg.sub.mod`), or after the
+    module's file where the module's name would read as a record's (`mkdocs.utils.yaml.py`)."""
     folder = posixpath.splitext(path)[0].replace("/", ".")
+    if folder.endswith(RECORD_SUFFIXES):
+        folder = path.replace("/", ".")
     return out_dir / folder / f"{slug(site.template, 6)}-{record_id[:6]}.yaml"
 
 
