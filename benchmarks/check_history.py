@@ -12,20 +12,21 @@
    (`error_messages` above it); or the line raises and the words are in the definition of a
    function it calls (a message a function makes); or the line says `raise X` (or `yield X`,
    a call or not) and the words are in the definition of class X in that release, or of one
-   of its bases, three deep (a message the class builds); or the line raises or asserts with
-   a name the module assigns once, at its top level, to a text with the words (`MESSAGE =
-   "…"`). A pair said to be issued as a warning is at a `warnings.warn` call (or `warn(…)`,
-   or a `@deprecated("…")` decorator), and every other pair is not.
+   of its bases, three deep (a message the class builds, or builds around the text given
+   there); or the line raises or asserts with a name the module assigns once, at its top
+   level, to a text with the words (`MESSAGE = "…"`). A pair said to be issued as a warning
+   is at a `warnings.warn` call (or `warn(…)`, or a `@deprecated("…")` decorator), and every
+   other pair is not.
 2. Every pair not listed: `git grep -F` of the record's longest literal run (20 characters
    or more, with a space, on one source line) in that release's Python files (tests, docs,
    examples and benchmarks left out, as scan leaves them), in a string and not in a comment,
    where a raise takes its message: the hit's line or one of the five above it raises,
-   asserts, issues a warning or makes an exception (`…Error(`), or the hit is assigned to a
-   name that a raise within 40 lines below uses, or that names a message (`msg_template =
-   "…"`). A hit is a miss unless another record of the history claims a raise within 15
-   lines of it in that release, or it is in the definition of a class that such a raise
-   raises (a message the class builds), or the history said that file could not be parsed
-   there.
+   asserts, issues a warning or makes an exception (`…Error(`), or the hit is given to a
+   call of a function of that release that raises, or the hit is assigned to a name that a
+   raise within 40 lines below uses, or that names a message (`msg_template = "…"`). A hit
+   is a miss unless another record of the history claims a raise within 15 lines of it in
+   that release, or it is in the definition of a class that such a raise raises (a message
+   the class builds), or the history said that file could not be parsed there.
 
 Prints the counts and the first examples of each kind.
 """
@@ -138,7 +139,7 @@ def main(repo_dir: str, history_file: str) -> None:
                 continue
             if text.lstrip().startswith("#") or ('"' not in before and "'" not in before):
                 continue
-            if at_a_raise(source(git, commit, path), int(number)):
+            if at_a_raise(source(git, commit, path), int(number), commit, git):
                 hits[by_commit[commit]].append((path, int(number)))
         for release, found in hits.items():
             near: Any = [
@@ -226,47 +227,61 @@ def how_raised(
     raised = CLASS_RAISED_RE.search(said)
     if raised is None and RAISING_CALL_RE.search(said):  # `reraise(X, X(…), tb)` over lines
         raised = CLASS_CALLED_RE.search("\n".join(lines[at - 1 : at + 4]))
-    if raised and all(w in class_text(git, commit, raised[1]) for w in words):
-        return "built by the class raised"
+    if raised and all(w in wide or w in class_text(git, commit, raised[1]) for w in words):
+        return "built by the class raised"  # or built around the text the raise gives it
     return ""
 
 
-BASES_RE = re.compile(r"^\s*class\s+\w+\s*\(([^)]*)\)", re.MULTILINE)
+class_texts: dict[tuple[str, str, int], str] = {}
 
 
 def class_text(git: Any, commit: str, name: str, depth: int = 0) -> str:
     """The definitions of a class of a release, and those of its bases (three deep)."""
-    text = defined(git, commit, "class", name)
-    if depth < 3:
-        for found in BASES_RE.finditer(text[:2000]):
-            for base in re.findall(r"(\w+)\s*(?:,|$)", found[1]):
-                if base != name:
-                    text += "\n" + class_text(git, commit, base, depth + 1)
-    return text
+    if (commit, name, depth) not in class_texts:
+        text = defined(git, commit, "class", name)
+        heads = re.findall(rf"^\s*class\s+{re.escape(name)}\s*\(([^)]*)\)", text, re.MULTILINE)
+        for base in {b for head in heads for b in re.findall(r"(\w+)\s*(?:,|$)", head)}:
+            if depth < 3 and base != name:
+                text += "\n" + class_text(git, commit, base, depth + 1)
+        class_texts[commit, name, depth] = text
+    return class_texts[commit, name, depth]
 
 
 RAISING_RE = re.compile(
-    r"\b(raise|assert|yield|warn|warn_explicit|set_exception|raise_from|reraise)\b"
+    r"\b(raise|assert|yield(?!\s+from)|warn|warn_explicit|set_exception|raise_from|reraise)\b"
     r"|@(?:\w+\.)?deprecated\(|[A-Z]\w*(?:Error|Exception|Warning)\("
 )
+STRING_LINE_RE = re.compile(r"""^\s*[rRbBuUfF]{0,2}["']""")  # a line of a string split over lines
 ASSIGNED_RE = re.compile(r"^\s*(?:self\.)?(\w+)\s*(?::[^=]*)?\+?=[^=]")
 MESSAGE_NAME_RE = re.compile(r"template|message|msg|detail|error", re.IGNORECASE)
 
 
-def at_a_raise(lines: list[str], number: int) -> bool:
+def at_a_raise(lines: list[str], number: int, commit: str, git: Any) -> bool:
     """Whether text a release has at a line is where a raise takes its message: the line or
-    one of the five above raises (or makes an exception), or the text is assigned to a name
-    a raise in the 40 lines below uses or that names a message (`msg_template = "…"`); not
-    a log call or another function's argument (`scope.cancel("…")`)."""
+    one of the five above raises (or makes an exception), or the text is given to a call of
+    a function of the release that raises (a raise helper's: `self.error("…")`; not an
+    abstract method's `raise NotImplementedError`), or it is
+    assigned to a name that a raise in the 40 lines below reads (in its first ten lines),
+    or that names a message (`msg_template = "…"`); not a log call or another function's
+    argument (`scope.cancel("…")`)."""
     above = lines[max(0, number - 6) : number]
     if any(RAISING_RE.search(line) for line in above):
         return True
+    opening = next((line for line in reversed(above) if not STRING_LINE_RE.match(line)), "")
+    called = CALL_RE.findall(opening)  # the call the text is given to, if it is
+    bodies = [body for name in called for _, body in function_bodies(git, commit, name)]
+    if any(re.search(r"\braise\s+(?!NotImplementedError\b)\w", body) for body in bodies):
+        return True  # `self.error("…")`, which raises
     for line in reversed(above):  # the assignment the text is in, if it is in one
         assigned = ASSIGNED_RE.match(line)
         if assigned:
             name = assigned[1]
             below = lines[number : number + 40]
-            used = any(re.search(rf"\b{name}\b", b) and RAISING_RE.search(b) for b in below)
+            read = re.compile(rf"\b{name}\b")
+            used = any(  # a raise (its call, over up to ten lines) reads the name
+                RAISING_RE.search(b) and any(map(read.search, below[n : n + 10]))
+                for n, b in enumerate(below)
+            )
             return used or bool(MESSAGE_NAME_RE.search(name))
     return False
 
