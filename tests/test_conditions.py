@@ -400,19 +400,39 @@ def test_messages_in_gettext_calls_other_arguments_and_module_constants() -> Non
     ]
 
 
-def test_examples_docs_and_benchmarks_are_left_out_and_counted(
+def test_examples_docs_benchmarks_and_vendored_code_are_left_out_and_counted(
     tmp_path: Path, make_content
 ) -> None:  # type: ignore[no-untyped-def]
     repo = GitRepo(tmp_path / "project")
     raising = "def f(x):\n    raise ValueError('{name} is broken')\n"
     for name in ("src/pkg/core.py", "examples/app.py", "docs/conf.py", "benchmarks/run.py"):
         repo.write(name, raising.replace("{name}", name))
+    # Another project's code vendored in: not this project's errors, but its classes are
+    # raised here with the messages they build.
+    repo.write(
+        "src/pkg/_vendor/packaging/version.py",
+        "class InvalidVersion(ValueError):\n"
+        "    def __init__(self, version):\n"
+        "        super().__init__(f'Invalid version: {version!r}')\n"
+        "def parse(v):\n    raise InvalidVersion(v)\n",
+    )
+    repo.write(
+        "src/pkg/versions.py",
+        "from ._vendor.packaging.version import InvalidVersion\n"
+        "def check(v):\n    raise InvalidVersion(v)\n",
+    )
     repo.commit("first")
-    summary = scan_json(repo, make_content({}))
-    assert summary["files_scanned"] == 1
-    assert summary["left_out"] == {"examples": 1, "docs": 1, "benchmarks": 1}
+    content = make_content({})
+    summary = scan_json(repo, content)
+    assert summary["files_scanned"] == 2
+    assert summary["left_out"] == {"examples": 1, "docs": 1, "benchmarks": 1, "vendored": 1}
+    assert raised_where(content) == {
+        "src/pkg/core.py is broken": ("ValueError", "src/pkg/core.py", 2),
+        "Invalid version: {version!r}": ("InvalidVersion", "src/pkg/versions.py", 3),
+    }
     text = run_cli("scan", str(repo.path), "--content", str(make_content({})), "--repo", "a/b")
     assert "left out:         1 example\n" in text.stdout + "\n"
+    assert "left out:         1 vendored file\n" in text.stdout + "\n"
     asked = scan_json(repo, make_content({}), "--path", "examples")
     assert asked["files_scanned"] == 1  # a folder asked for is scanned
 

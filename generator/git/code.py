@@ -137,9 +137,14 @@ class Code:
         return self.libraries[key]
 
     def library_files(self, commit: str) -> list[str]:
-        """The Python files of the commit that a library is made of (no tests, examples…)."""
+        """The Python files of the commit that a library is made of: no tests, examples…;
+        vendored code in, whose classes the project raises."""
         if commit not in self.library_paths:
-            paths = [path for path in self.python_files(commit) if left_out_kind(path) is None]
+            paths = [
+                path
+                for path in self.python_files(commit)
+                if left_out_kind(path) in (None, "vendored")
+            ]
             self.library_paths[commit] = paths
         return self.library_paths[commit]
 
@@ -274,19 +279,24 @@ LEFT_OUT = {
     "examples": "example",
     "docs": "documentation file",
     "benchmarks": "benchmark file",
+    "vendored": "vendored file",
 }
 LEFT_OUT_FOLDERS = {
     **dict.fromkeys(("tests", "test", "testing"), "tests"),
     **dict.fromkeys(("examples", "example", "demos", "demo", "docs_src"), "examples"),
     **dict.fromkeys(("docs", "doc"), "docs"),
     **dict.fromkeys(("benchmarks", "benchmark", "bench"), "benchmarks"),
+    **dict.fromkeys(
+        ("_vendor", "vendor", "vendored", "_vendored", "third_party", "_third_party"), "vendored"
+    ),
 }
 
 
 def left_out_kind(path: str) -> str | None:
     """Whether a file is one a scan leaves out, and what it is: a test file (in a `tests`
     folder, or named test_*.py, *_test.py or conftest.py), an example, a documentation
-    file or a benchmark (in a folder of that name)."""
+    file, a benchmark (in a folder of that name), or another project's code vendored in
+    (`_vendor/`, `third_party/`)."""
     *folders, name = path.split("/")
     stem = name.rsplit(".", 1)[0]
     if stem.startswith("test_") or stem.endswith("_test") or stem == "conftest":
