@@ -770,6 +770,8 @@ def history_command(
         f"others known); saved to {display_path(report.path)}.",
         err=True,
     )
+    if report.hint:
+        click.echo(f"hint: {printable(report.hint)}", err=True)
 
 
 @cli.command("init")

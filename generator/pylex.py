@@ -32,8 +32,9 @@ from pygments.token import (
 
 PYTHON_LANGUAGES = frozenset({"python", "py", "python3", "py3", "sage", "bazel", "starlark"})
 # Calls that raise the exception they are given, there or where a future is awaited: a
-# future's `set_exception`, and six's (or future's) `raise_from` and `reraise`.
-RAISING_CALLS = frozenset({"set_exception", "raise_from", "reraise"})
+# future's `set_exception`, six's (or future's) `raise_from` and `reraise`, and the compat
+# layer of SQLAlchemy, Alembic and Mako: `util.raise_(…)` and `compat.raise_from_cause(…)`.
+RAISING_CALLS = frozenset({"set_exception", "raise_from", "reraise", "raise_", "raise_from_cause"})
 WORD_OPERATORS = frozenset({"and", "or", "not", "in", "is"})
 CONSTANTS = frozenset({"True", "False", "None"})
 NAMESPACE = frozenset({"import", "from"})

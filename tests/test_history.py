@@ -172,6 +172,34 @@ def test_pre_releases_come_in_when_the_tag_pattern_asks(project) -> None:  # typ
     assert "v1.2rc1" not in raised(data, ids["The legacy"])
 
 
+def test_tags_with_digits_apart_are_read_as_versions_and_a_run_with_none_says_how(
+    tmp_path: Path, make_content
+) -> None:  # type: ignore[no-untyped-def]
+    # Alembic's and SQLAlchemy's `rel_1_13_0`; `1_2` alone reads as 1.2.
+    repo = GitRepo(tmp_path / "proj")
+    for number, tag in enumerate(["rel_0_9_0", "rel_1_10_0", "rel_1_9_2"]):
+        repo.write("pkg/mod.py", 'def f():\n    raise ValueError("no such revision")\n')
+        repo.write("pkg/version.py", f"VERSION = {number}\n")
+        repo.commit(tag)
+        repo.git("tag", tag)
+    content = make_content({})
+    assert (
+        run_cli("scan", str(repo.path), "--content", str(content), "--repo", "a/b").exit_code == 0
+    )
+    where = ("--content", str(content), "--repo-dir", str(repo.path))
+    untagged = run_cli("history", *where)
+    assert untagged.exit_code == 0, untagged.output
+    assert "through 1 release" in untagged.stderr
+    assert (
+        "hint: no tag reads as a version (3 tags, such as rel_1_9_2); "
+        "--tags 'rel_*' reads rel_1_9_2 as 1.9.2"
+    ) in untagged.stderr
+    data = history(content, repo, "--tags", "rel_*")
+    assert data["releases"] == ["rel_0_9_0", "rel_1_9_2", "rel_1_10_0"]  # as versions
+    repo.git("tag", "1_11")
+    assert history(content, repo)["releases"] == ["1_11"]
+
+
 def test_a_run_after_a_new_tag_looks_at_that_tag_only_and_agrees_with_a_fresh_run(project) -> None:  # type: ignore[no-untyped-def]
     repo, _, content, _ = project
     history(content, repo)

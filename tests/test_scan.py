@@ -334,6 +334,16 @@ def test_an_exception_held_in_a_variable_or_handed_to_reraise_is_raised_there() 
         "    if exc is None:\n"
         "        exc = ConnectionResetError('Connection reset')\n"
         "    raise exc\n"
+        # Alembic 1.4's and SQLAlchemy 1.4's compat calls
+        "def hook(name, opts):\n"
+        "    try:\n"
+        "        opts['type']\n"
+        "    except KeyError:\n"
+        "        compat.raise_from_cause(\n"
+        "            util.CommandError('Key %s.type is required for post write hook %r' % (name, name))\n"
+        "        )\n"
+        "def column(err):\n"
+        "    util.raise_(exc.ArgumentError('Column expression expected'), replace_context=err)\n"
     )
     sites, skipped = scan_source(source)
     transfer = "Not enough data to satisfy transfer length header."
@@ -344,6 +354,8 @@ def test_an_exception_held_in_a_variable_or_handed_to_reraise_is_raised_there() 
         (27, "ValueError", "{nodeid}: error raised while trying to determine id of {argname}"),
         (33, "ImportStringError", "import_string() failed for {name!r}"),
         (38, "ClientPayloadError", "Response payload is not completed"),
+        (47, "CommandError", "Key {name}.type is required for post write hook {name!r}"),
+        (51, "ArgumentError", "Column expression expected"),
     ]
     assert [(s.line, s.reason) for s in skipped] == [
         (19, "err raised without a message"),

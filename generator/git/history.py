@@ -1,7 +1,7 @@
 """`errpages history`: in which releases each error is raised, and how.
 
 Releases are the repository's tags that read as versions (PEP 440: `1.2`, `v1.2.3`,
-`2.0.0.post1`), ordered as versions; pre-releases and tags that are not versions (`1.x`)
+`2.0.0.post1`; `1_4_2`), ordered as versions; pre-releases and tags that are not versions (`1.x`)
 are left out unless `--tags` names them. The commit documented (REV), when no release has
 it yet, comes last, as `unreleased`.
 
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,6 +70,7 @@ class HistoryReport:
     # (release, path) where a record's raise was looked for in a file this Python cannot
     # parse (a merge conflict committed, say), so that a raise there is not seen: why, for each
     unparsed: dict[tuple[str, str], str]
+    hint: str = ""  # when no tag was read as a release, how some could be
 
 
 class HistoryError(Exception):
@@ -76,11 +78,31 @@ class HistoryError(Exception):
 
 
 def release_version(tag: str, prefix: str = "") -> Version | None:
-    """The version a tag names (`v1.2.3`, or `pkg-v1.2` under the prefix `pkg-`), if any."""
+    """The version a tag names (`v1.2.3`, `1_4_2`, or `pkg-v1.2` and `rel_1_4_2` under the
+    prefixes `pkg-` and `rel_`), if any."""
+    named = tag[len(prefix) :] if tag.startswith(prefix) else tag
     try:
-        return Version(tag[len(prefix) :] if tag.startswith(prefix) else tag)
+        return Version(DIGITS_APART_RE.sub(".", named))
     except InvalidVersion:
         return None
+
+
+DIGITS_APART_RE = re.compile(r"(?<=\d)_(?=\d)")  # `1_4_2`: SQLAlchemy's and Alembic's 1.4.2
+
+
+def tags_hint(repository: Repository) -> str:
+    """When no tag reads as a version: how many tags there are, and the `--tags` glob that
+    would take them, read from the newest (`rel_1_19_1` → `rel_*`)."""
+    names = sorted(repository.run("tag", "--list").decode("utf-8", "replace").split())
+    if not names:
+        return ""
+    said = f"no tag reads as a version ({plural(len(names), 'tag')}, such as {names[-1]})"
+    for name in reversed(names):
+        prefix = re.sub(r"\d.*", "", name)  # what comes before its first digit
+        version = release_version(name, prefix) if prefix else None
+        if version is not None:
+            return f"{said}; --tags '{prefix}*' reads {name} as {version}"
+    return f"{said}; --tags GLOB takes the tags a glob matches, its literal start taken off"
 
 
 def glob_prefix(pattern: str) -> str:
@@ -167,6 +189,7 @@ def run_history(
     records, diagnostics = validate_records(loaded.records, loaded.snippets)
     problems = [d.format().splitlines()[0] for d in diagnostics if d.level.value == "error"]
     found_releases = release_tags(repository, pattern)
+    hint = tags_hint(repository) if not found_releases and pattern is None else ""
     if not containing(repository, target) & {release.name for release in found_releases}:
         found_releases.append(Release(UNRELEASED, target))
     with ObjectReader(repository) as objects:
@@ -206,7 +229,7 @@ def run_history(
     for folder in (path.parent.parent, path.parent):
         refuse_link(folder)
     atomic_write_text(path, history_text(saved))
-    return HistoryReport(saved, path, problems, looked_at, unparsed)
+    return HistoryReport(saved, path, problems, looked_at, unparsed, hint)
 
 
 def records_of(records: Iterable[Record], repo: str | None, objects: ObjectReader) -> list[Record]:
