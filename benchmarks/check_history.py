@@ -170,7 +170,7 @@ DEPRECATED_RE = re.compile(r"^\s*@(?:\w+\.)?deprecated\(")  # PEP 702's decorato
 WARN_CALL_RE = re.compile(r"\bwarnings\.warn(?:_explicit)?\(|(?<![\w.])warn(?:_explicit)?\(")
 TABLE_ENTRY_RE = re.compile(r"^\s*(?:\w*error_messages\s*=\s*\{\s*)?[\"'][\w-]+[\"']\s*:")
 CLASS_RAISED_RE = re.compile(r"\b(?:raise|yield)\s+(?:[\w.]+\.)?([A-Z_]\w*)\s*(?:\(|$|from\b)")
-RAISING_CALL_RE = re.compile(r"\b(set_exception|raise_from|reraise)\(")
+RAISING_CALL_RE = re.compile(r"\b(set_exception|raise_from|reraise|raise_|raise_from_cause)\(")
 CLASS_CALLED_RE = re.compile(r"\b([A-Z_]\w*)\s*\(")
 # `import warnings as w`, `from warnings import warn as _warn`, `deprecated as _deprecated`
 ALIAS_RE = re.compile(r"\b(warnings|typing_extensions|warn|warn_explicit|deprecated)\s+as\s+(\w+)")
@@ -198,7 +198,9 @@ def how_raised(
     """How the line raises the message, as git shows it: "" when it does not."""
     here = all(w in wide for w in words)
     raises = re.search(
-        r"\b(raise|assert|yield|set_exception|raise_from|reraise|warn|warn_explicit)\b", said
+        r"\b(raise|assert|yield|set_exception|raise_from|reraise|raise_|raise_from_cause|warn"
+        r"|warn_explicit)\b",
+        said,
     ) or DEPRECATED_RE.match(said)
     if here and raises:
         return "at a raise"
@@ -248,7 +250,8 @@ def class_text(git: Any, commit: str, name: str, depth: int = 0) -> str:
 
 
 RAISING_RE = re.compile(
-    r"\b(raise|assert|yield(?!\s+from)|warn|warn_explicit|set_exception|raise_from|reraise)\b"
+    r"\b(raise|assert|yield(?!\s+from)|warn|warn_explicit|set_exception|raise_from|reraise"
+    r"|raise_|raise_from_cause)\b"
     r"|@(?:\w+\.)?deprecated\(|[A-Z]\w*(?:Error|Exception|Warning)\("
 )
 STRING_LINE_RE = re.compile(r"""^\s*[rRbBuUfF]{0,2}["']""")  # a line of a string split over lines
