@@ -1,9 +1,9 @@
 """`errpages history`: in which releases each error is raised, and how.
 
 Releases are the repository's tags that read as versions (PEP 440: `1.2`, `v1.2.3`,
-`2.0.0.post1`; `1_4_2`), ordered as versions; pre-releases and tags that are not versions (`1.x`)
-are left out unless `--tags` names them. The commit documented (REV), when no release has
-it yet, comes last, as `unreleased`.
+`2.0.0.post1`; `1_4_2`), ordered as versions; pre-releases and tags that are not
+versions (`1.x`) are left out unless `--tags` names them. The commit documented (REV),
+when no release has it yet, comes last, as `unreleased`.
 
 Each record is followed from its pinned commit release by release, outwards both ways,
 with drift's matching (one raise to one record, in each release): what is looked for in a
@@ -77,6 +77,9 @@ class HistoryError(Exception):
     """`errpages history` cannot run: no repository, no release, an unreadable history file."""
 
 
+DIGITS_APART_RE = re.compile(r"(?<=\d)_(?=\d)")  # `1_4_2`: SQLAlchemy's and Alembic's 1.4.2
+
+
 def release_version(tag: str, prefix: str = "") -> Version | None:
     """The version a tag names (`v1.2.3`, `1_4_2`, or `pkg-v1.2` and `rel_1_4_2` under the
     prefixes `pkg-` and `rel_`), if any."""
@@ -87,12 +90,10 @@ def release_version(tag: str, prefix: str = "") -> Version | None:
         return None
 
 
-DIGITS_APART_RE = re.compile(r"(?<=\d)_(?=\d)")  # `1_4_2`: SQLAlchemy's and Alembic's 1.4.2
-
-
 def tags_hint(repository: Repository) -> str:
     """When no tag reads as a version: how many tags there are, and the `--tags` glob that
-    would take them, read from the newest (`rel_1_19_1` → `rel_*`)."""
+    would take them, read from the last in name order that one takes (`rel_1_9_4` →
+    `rel_*`)."""
     names = sorted(repository.run("tag", "--list").decode("utf-8", "replace").split())
     if not names:
         return ""

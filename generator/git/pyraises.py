@@ -1064,16 +1064,17 @@ class _Scanner:
         """The raise of an exception made at the statement: `name(…)`, or `name.factory(…)`."""
         messages = message_candidates(call, self.settings.arguments.get(name))
         constructed = last_name(call.func) == name  # not `X.factory(…)`
+        origin = self.origin(call.func)
+        # Where each message was given (its position, or keyword): the class called may
+        # build its own message around it, and the library will tell.
         places = {id(a): str(n) for n, a in enumerate(call.args)}
         places.update((id(k.value), k.arg) for k in call.keywords if k.arg)
         given = [places.get(id(m), "") for m in messages] if constructed else []
-        reason = self.add(node, name, messages, self.conditions, given, self.origin(call.func))
-        if reason and constructed:  # a constructor (not `X.factory(…)`): a
-            # function of another module may make its message, or the class build it itself,
-            # and the library will tell
+        reason = self.add(node, name, messages, self.conditions, given, origin)
+        if reason and constructed:  # a function of another module may make its message, or
+            # the class build it itself, and the library will tell
             site = self.site(node, name, "", self.conditions)
             made_by = next(filter(None, map(self.made_elsewhere, messages)), "")
-            origin = self.origin(call.func)
             self.pending.append(Pending(site, name, "", (), (), reason, origin, made_by=made_by))
         elif reason:
             self.skipped.append(Skipped(node.lineno, reason))
@@ -1394,12 +1395,11 @@ class _Scanner:
             if value is not None and table_name(statement) in TEMPLATE_ATTRIBUTES:
                 built += [t for t in table_templates(value, self.settings.translations)]
         templates = tuple(dict.fromkeys(t for t in built if not not_its_own(t)))
-        init = next(
-            (s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None
-        )
+        inits = [s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"]
         parameters = None
-        if init is not None:
-            parameters = tuple(a.arg for a in [*init.args.posonlyargs, *init.args.args][1:])
+        if inits:  # what a call can give the last (the one Python keeps) by position
+            given = [*inits[-1].args.posonlyargs, *inits[-1].args.args][1:]  # `self` left out
+            parameters = tuple(argument.arg for argument in given)
         self.classes.append(ExceptionClass(node.name, bases, templates, parameters))
         for statement in node.body:
             table = error_table(statement)
