@@ -1842,11 +1842,16 @@ class Library:
                         pending.append(base)
         return found
 
+    def elsewhere(self, origin: str) -> bool:
+        """Whether a class comes from another package than the repository's own (a name also
+        defined here, as `pydantic_core.ValidationError`), by where it is imported from."""
+        package = origin.split(".", 1)[0]
+        return bool(package and self.packages and package not in self.packages)
+
     def built(self, name: str, origin: str = "") -> tuple[str, ...]:
         """The messages a class builds itself, or the nearest base class that builds them
         (none for a class imported from another package)."""
-        package = origin.split(".", 1)[0]
-        if package and self.packages and package not in self.packages:
+        if self.elsewhere(origin):
             return ()
         for ancestor in self.lineage(name):
             for defined in self.classes.get(ancestor, []):
@@ -1860,8 +1865,7 @@ class Library:
         super().__init__(f"Another task is already {action} this resource")`): of the nearest
         class (itself or a base) that defines `__init__` or builds messages, the argument's
         text in place; none for a class that takes its message as it is given."""
-        package = site.origin.split(".", 1)[0]
-        if not site.argument or (package and self.packages and package not in self.packages):
+        if not site.argument or self.elsewhere(site.origin):
             return ()
         for ancestor in self.lineage(site.exception):
             for defined in self.classes.get(ancestor, []):
