@@ -551,3 +551,32 @@ def test_after_releases_without_it_an_error_is_not_taken_for_another_files_alike
         ("0.25", "pkg/websockets.py"),
         ("0.26", "pkg/websockets.py"),
     ]
+
+
+def test_a_release_in_the_encoding_its_coding_line_names_is_read_and_one_not_text_is_unread(
+    tmp_path: Path,
+    make_content,  # type: ignore[no-untyped-def]
+) -> None:
+    # dateutil 2.1–2.4: `# -*- coding:iso-8859-1 -*-` and Latin-1 bytes in parser.py.
+    raising = 'def street(name):\n    raise ValueError("no Straße named %s" % name)\n'
+    repo = GitRepo(tmp_path / "dates")
+    for tag, data in [
+        ("v0.8", raising.encode("latin-1")),  # no coding line: Python would refuse it too
+        ("v0.9", ("# -*- coding:iso-8859-1 -*-\n" + raising).encode("latin-1")),
+        ("v1.0", raising.encode("utf-8")),
+    ]:
+        (repo.path / "pkg").mkdir(parents=True, exist_ok=True)
+        (repo.path / "pkg" / "parser.py").write_bytes(data)
+        repo.commit(tag)
+        repo.git("tag", tag)
+    content = make_content({})
+    scan = ("scan", str(repo.path), "--repo", "acme/dates", "--content", str(content))
+    assert run_cli(*scan).exit_code == 0
+    [record] = history(content, repo)["records"]
+    assert [(r["release"], r["line"], r["message"]) for r in record["raised"]] == [
+        ("v0.9", 3, "no Straße named {name}"),
+        ("v1.0", 2, "no Straße named {name}"),
+    ]
+    assert record["unread"] == [
+        {"release": "v0.8", "path": "pkg/parser.py", "problem": "file is not UTF-8 text"}
+    ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import platform
 import signal
 from pathlib import Path
 
@@ -259,6 +260,54 @@ def test_code_from_before_async_was_a_keyword_is_read_at_its_own_lines() -> None
         (6, "runner did not start"),
         (10, "stopped twice"),
     ]
+
+
+def test_code_in_syntax_newer_than_this_python_is_read_at_its_own_lines(
+    tmp_path: Path,
+    make_content,  # type: ignore[no-untyped-def]
+) -> None:
+    # Sphinx 9 (Python 3.12's type aliases and type parameters) and Python 3.14's `except`
+    # of several classes without brackets, beside Python 2's `except E, e:`.
+    source = (
+        "type Handler = Callable[[str], None]\n"
+        "type Pair[T] = tuple[T, T]\n"
+        "class Box[T: Node](Base):\n"
+        "    def first[U](self, items: list[U]) -> U:\n"
+        "        if not items:\n"
+        '            raise ValueError("no items in the box")\n'
+        "async def fetch[T](key):\n"
+        "    try:\n"
+        "        return await lookup(key)\n"
+        "    except KeyError, IndexError:\n"
+        '        raise LookupError(f"no entry {key!r}")\n'
+        "def legacy(key):\n"
+        "    try:\n"
+        "        return table[key]\n"
+        "    except KeyError, e:\n"
+        '        raise ValueError("unknown key %s" % key)\n'
+    )
+    module, problem = python_module(source, "pkg/box.py", ScanSettings())
+    assert problem == "" and module is not None
+    sites, _ = resolved(module, Library([module]))
+    assert [(s.line, s.scope, s.template, s.conditions) for s in sites] == [
+        (6, "Box.first", "no items in the box", ("not items",)),
+        (11, "fetch", "no entry {key!r}", ("except (KeyError, IndexError)",)),
+        (16, "legacy", "unknown key {key}", ("except KeyError",)),
+    ]
+    # A type parameter list over several lines is not rewritten: the file is not read, and
+    # scan says which line this Python stopped at.
+    repo = GitRepo(tmp_path / "project")
+    repo.write("pkg/box.py", source.replace("[U](self", "[\n    U,\n](self"))
+    repo.write("pkg/ok.py", 'raise ValueError("read as it is")\n')
+    repo.commit("newer syntax")
+    content = make_content({})
+    result = run_cli("scan", str(repo.path), "--repo", "acme/box", "--content", str(content))
+    assert result.exit_code == 0, result.output
+    assert "1 Python file, 1 raise site" in result.stdout
+    assert (
+        f"note: 1 file did not parse as Python {platform.python_version()}, the Python errpages"
+        " runs on, so their raises were not looked for:\n  pkg/box.py: line 4: "
+    ) in result.stdout
 
 
 def test_a_default_message_is_the_message() -> None:

@@ -19,7 +19,6 @@ from errpages.git.pyraises import (
     resolved,
     scan_module,
 )
-from errpages.git.python2 import python3_source
 from errpages.git.repo import (
     REGULAR_FILE_MODES,
     TREE_MODE,
@@ -28,6 +27,7 @@ from errpages.git.repo import (
     Repository,
     renamed_paths,
 )
+from errpages.git.syntax import readable_source
 from errpages.site.messages import canonical
 
 PYTHON_SUFFIXES = (".py", ".pyi")
@@ -246,19 +246,28 @@ class Code:
 
 
 def python_module(source: str, path: str, settings: ScanSettings) -> tuple[ModuleScan | None, str]:
-    """A Python file's own scan (of Python 2 code, read as `python3_source` rewrites it), or
-    why it could not be parsed; none for another file."""
+    """A Python file's own scan (of Python 2 code or syntax newer than this Python, read as
+    `readable_source` rewrites it), or why it could not be parsed; none for another file."""
     if not path.endswith(PYTHON_SUFFIXES):
         return None, ""
     try:
         return scan_module(source, settings), ""
     except SyntaxError as exc:
-        problem = exc.msg or str(exc)
-    rewritten = python3_source(source)
+        problem = syntax_problem(exc)
+    rewritten = readable_source(source)
     try:
         return (scan_module(rewritten, settings), "") if rewritten else (None, problem)
-    except SyntaxError:
-        return None, problem
+    except SyntaxError as exc:
+        return None, syntax_problem(exc)  # what is left that no rewrite reads, on its line
+
+
+def read_problem(exc: Exception, path: str) -> str:
+    """Why a file could not be read, calling it "file" (what says so gives its path)."""
+    return str(exc).replace(path, "file", 1)
+
+
+def syntax_problem(exc: SyntaxError) -> str:
+    return f"line {exc.lineno}: {exc.msg}" if exc.lineno else exc.msg or str(exc)
 
 
 def top_packages(paths: Iterable[str]) -> frozenset[str]:

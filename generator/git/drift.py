@@ -218,7 +218,10 @@ def candidates(
     for path in paths:
         place = 0 if path == wanted.path else 1
         floor = CHANGED_SIMILARITY if place == 0 else CHANGED_SIMILARITY_ELSEWHERE
-        parsed = code.file(target, path)
+        try:
+            parsed = code.file(target, path)
+        except (GitError, PinError):
+            continue  # not text (a binary file): no raise here
         beside: dict[str, set[str]] | None = None  # read when first needed
         for site, template, words in zip(parsed.sites, parsed.templates, parsed.words, strict=True):
             if (template == wanted.message) != exact:

@@ -48,7 +48,7 @@ from errpages.content.history import (
 from errpages.content.loader import load_content
 from errpages.content.schema import validate_records
 from errpages.diagnostics import plural, printable
-from errpages.git.code import Code
+from errpages.git.code import Code, read_problem
 from errpages.git.drift import Wanted, check_pinned, match_raises
 from errpages.git.pinning import PinError, same_exception, scan_settings
 from errpages.git.pyraises import RaiseSite
@@ -374,13 +374,14 @@ def step(
 
 
 def unparsed_at(code: Code, commit: str, path: str) -> str:
-    """Why the file at the commit could not be parsed ("" when it was, or is not there)."""
+    """Why the file at the commit could not be read or parsed ("" when it was, or is not
+    there)."""
     if not code.exists(commit, path):
         return ""
     try:
         return code.file(commit, path).unparsed
-    except (GitError, PinError):
-        return ""
+    except (GitError, PinError) as exc:
+        return read_problem(exc, path)
 
 
 def looked_for(code: Code, item: Followed, target: str) -> Wanted:

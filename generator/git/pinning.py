@@ -7,7 +7,9 @@ commands (cli) and in git.py / recordfile.py.
 from __future__ import annotations
 
 import difflib
+import io
 import posixpath
+import tokenize
 from dataclasses import dataclass
 
 from errpages.content.config import read_config
@@ -74,14 +76,22 @@ def scan_settings(loaded: LoadedContent) -> ScanSettings:
 
 
 def decode_source(data: bytes, path: str) -> str:
-    """File bytes as text, its lines ending as Python reads them (CRLF and a lone CR as LF);
-    binary and non-UTF-8 files are refused."""
+    """File bytes as text, as Python reads a source file: UTF-8, or the encoding its
+    `# -*- coding: latin-1 -*-` line names (old releases), its lines ending as Python reads
+    them (CRLF and a lone CR as LF); binary files and bytes not in that encoding are
+    refused."""
     if b"\0" in data[:8192]:
         raise PinError(f"{path} is a binary file")
     try:
-        return data.decode("utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
-    except UnicodeDecodeError as exc:
+        encoding = tokenize.detect_encoding(io.BytesIO(data).readline)[0]
+    except SyntaxError as exc:  # not UTF-8 where a coding line would be, or an unknown one
         raise PinError(f"{path} is not UTF-8 text") from exc
+    try:
+        text = data.decode(encoding)
+    except (UnicodeDecodeError, LookupError) as exc:  # LookupError: not a text encoding
+        named = "UTF-8" if encoding.startswith("utf-8") else encoding
+        raise PinError(f"{path} is not {named} text") from exc
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def source_lines(source: str) -> list[str]:

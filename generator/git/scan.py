@@ -5,6 +5,7 @@ from __future__ import annotations
 import builtins
 import json
 import keyword
+import platform
 import posixpath
 import re
 from collections.abc import Callable
@@ -18,8 +19,8 @@ from errpages.content.loader import load_content
 from errpages.content.scaffold import slug
 from errpages.content.schema import TO_WRITE, derive_id, is_repo_path
 from errpages.content.yamldoc import YamlDocument
-from errpages.diagnostics import plural
-from errpages.git.code import LEFT_OUT, PYTHON_SUFFIXES, Code, left_out_kind
+from errpages.diagnostics import plural, printable
+from errpages.git.code import LEFT_OUT, PYTHON_SUFFIXES, Code, left_out_kind, read_problem
 from errpages.git.pinning import (
     Pin,
     PinError,
@@ -95,6 +96,14 @@ class ScanSummary:
                 f"  left out:         {plural(count, LEFT_OUT[kind])}"
                 + (" (--include-tests scans them)" if kind == "tests" else "")
             )
+        unparsed = [item for item in self.skipped if item["reason"] == UNPARSED]
+        if unparsed:
+            lines.append(
+                f"note: {plural(len(unparsed), 'file')} did not parse as Python"
+                f" {platform.python_version()}, the Python errpages runs on, so their raises"
+                " were not looked for:"
+            )
+            lines += [f"  {item['path']}: {printable(item['problem'])}" for item in unparsed]
         return "\n".join(lines)
 
 
@@ -254,14 +263,16 @@ def scan_repository(
             if progress:
                 progress(done, len(paths))
             try:
-                module, _ = code.module(commit, path)
+                module, unparsed = code.module(commit, path)
             except (PinError, GitError) as exc:
                 summary.skipped.append(
-                    {"path": path, "line": None, "reason": skip_reason(exc, path)}
+                    {"path": path, "line": None, "reason": read_problem(exc, path)}
                 )
                 continue
             if module is None:
-                summary.skipped.append({"path": path, "line": None, "reason": UNPARSED})
+                summary.skipped.append(
+                    {"path": path, "line": None, "reason": UNPARSED, "problem": unparsed}
+                )
                 continue
             modules[path] = module
             files[path] = source_lines(code.text(commit, path) or "")
@@ -370,8 +381,3 @@ UNSAFE_PATH = "not a plain path (a '..' or '.' part, a backslash or a control ch
 
 
 UNPARSED = "does not parse as Python"
-
-
-def skip_reason(exc: Exception, path: str) -> str:
-    """Why a file could not be read, calling it "file" (the summary gives its path)."""
-    return str(exc).replace(path, "file", 1)

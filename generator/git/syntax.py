@@ -1,9 +1,11 @@
-"""Old Python code read by today's parser: an old release's file in Python 2 (`except
-ValueError, e:`, `raise KeyError, "no such key"`, `print "…"`), or from before `async` and
-`await` were keywords (`asyncio.async(coro)`), rewritten token by token, each token kept on
-its line, so that its raises are found at their own lines with their own messages. Only
-what keeps such a file from parsing is rewritten; what the code means otherwise may not
-be kept (`print >>f, x` reads as `print(f, x)`)."""
+"""Python code this Python's parser cannot read as it is, rewritten token by token so that
+it can, each token kept on its line, so that its raises are found at their own lines with
+their own messages. An old release's file in Python 2 (`except ValueError, e:`, `raise
+KeyError, "no such key"`, `print "…"`) or from before `async` and `await` were keywords
+(`asyncio.async(coro)`); a file in syntax newer than this Python (`type Alias = …` and type
+parameters, `def first[T](items: list[T])`, of 3.12; `except KeyError, IndexError:` of
+3.14). Only what keeps such a file from parsing is rewritten; what the code means otherwise
+may not be kept (`print >>f, x` reads as `print(f, x)`, a type parameter is left out)."""
 
 from __future__ import annotations
 
@@ -38,9 +40,9 @@ HEADERS = frozenset(
 )
 
 
-def python3_source(source: str) -> str | None:
-    """The source rewritten so that Python 3 may parse it, or None when its tokens cannot be
-    read (or a rewrite would join two lines)."""
+def readable_source(source: str) -> str | None:
+    """The source rewritten so that this Python may parse it (an edit that would join two
+    lines left out: its file stays unread), or None when its tokens cannot be read."""
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
     except (tokenize.TokenError, SyntaxError):
@@ -50,8 +52,8 @@ def python3_source(source: str) -> str | None:
     for statement in statements(tokens):
         edits += statement_edits(statement)
         edits += tuple_parameter_edits(statement, tuples)
-    if any(start[0] != end[0] for start, end, _ in edits):
-        return None
+        edits += type_parameter_edits(statement)
+    edits = [(start, end, text) for start, end, text in edits if start[0] == end[0]]
     lines = source.splitlines(keepends=True)
     for row, on_line in itertools.groupby(sorted(edits), key=lambda edit: edit[0][0]):
         line, parts, at = lines[row - 1], [], 0
@@ -131,14 +133,19 @@ def top_level(statement: list[TokenInfo], text: str) -> list[int]:
 
 
 def statement_edits(statement: list[TokenInfo]) -> list[Edit]:
-    """`except E, e` → `except E as e`; `raise E, V[, tb]` → `raise E(V)`; `print x` →
+    """`except E, e` → `except E as e`, but `except KeyError, IndexError` → `except (KeyError,
+    IndexError)`; `raise E, V[, tb]` → `raise E(V)`; `print x` →
     `print(x)`; `exec code in ns` → `exec(code, ns)`."""
     head, end = statement[0], statement[-1].end
     following = statement[1].string if len(statement) > 1 else ""
     commas = top_level(statement, ",")
-    if head.string == "except" and len(commas) == 1:
-        comma = statement[commas[0]]
-        return [(comma.start, comma.end, " as")]
+    if head.string == "except" and commas:
+        named = statement[commas[-1] + 1 :]  # Python 2's `except E, e:` names what it caught
+        if len(commas) == 1 and len(named) == 1 and not named[0].string[:1].isupper():
+            comma = statement[commas[0]]
+            return [(comma.start, comma.end, " as")]
+        caught = statement[2] if following == "*" else statement[1]
+        return [(caught.start, caught.start, "("), (end, end, ")")]
     if head.string == "raise" and commas:
         value = statement[commas[0] + 1 : commas[1] if len(commas) > 1 else None]
         if [token.string for token in value] == ["None"]:  # `raise E(…), None, tb`: E(…)
@@ -190,6 +197,25 @@ def tuple_parameter_edits(statement: list[TokenInfo], names: Iterator[int]) -> l
             while parameters and parameters[-1] > depth:
                 parameters.pop()
         index += 1
+    return edits
+
+
+def type_parameter_edits(statement: list[TokenInfo]) -> list[Edit]:
+    """`type Alias[T] = …` → `Alias = …`; `def first[T](…)` and `class Box[T](…)` without
+    their `[T]`."""
+    tokens = statement[1:] if statement[0].string == "async" else statement
+    if len(tokens) < 3:
+        return []
+    head, name, after = tokens[:3]
+    if head.string == "type" and name.type == NAME and after.string in ("=", "["):
+        edits = [(head.start, name.start, "")]
+    elif head.string in ("def", "class") and after.string == "[":
+        edits = []
+    else:
+        return []
+    close = matching_brackets(tokens[2:]).get(0) if after.string == "[" else None
+    if close is not None:
+        edits.append((after.start, tokens[2 + close].end, ""))
     return edits
 
 
