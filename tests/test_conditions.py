@@ -344,8 +344,13 @@ def test_drift_reports_a_guard_changed_under_a_kept_message_and_leaves_the_trigg
 TRANSLATED = """\
 from gettext import gettext as _, ngettext
 from django.utils.translation import pgettext, gettext_lazy
+from flask_babel import lazy_gettext as _l
+from sphinx.locale import __
 
 NOT_FOUND = "no such widget"
+SYNTAX_ERROR = "There is a syntax error in your configuration file: %s"
+if PY3:
+    SYNTAX_ERROR += "\\nDid you change the syntax from 2.x to 3.x?"
 
 
 def option(opt, value, args):
@@ -376,27 +381,47 @@ def constant():
 
 def parameter(NOT_FOUND):
     raise KeyError(NOT_FOUND)
+
+
+def sphinx_style(name, err):
+    raise ConfigError(__("Unknown math_renderer %r is given.") % name)
+    raise ValidationError(_l("Not a valid choice."))
+    raise ConfigError(SYNTAX_ERROR % err)
+    raise ConfigError(("There is a programmable error" + " in your configuration file: %s") % err)
 """
 
 
 def test_messages_in_gettext_calls_other_arguments_and_module_constants() -> None:
-    def found(settings: ScanSettings | None = None) -> list[tuple[str, str]]:
-        return [(s.exception, s.template) for s in scan_source(TRANSLATED, settings)[0]]
+    def found(settings: ScanSettings | None = None) -> list[tuple[str, str, tuple[str, ...]]]:
+        sites = scan_source(TRANSLATED, settings)[0]
+        return [(s.exception, s.template, s.conditions[-1:]) for s in sites]
 
     expected = [
-        ("BadOptionUsage", "Option {name!r} does not take a value."),
-        ("UsageError", "Got unexpected extra argument ({args})"),
-        ("UsageError", "Got unexpected extra arguments ({args})"),
-        ("ValueError", "Widget {name} is locked"),
-        ("ValidationError", "Enter a valid {name}."),
-        ("KeyError", "no such widget"),
+        ("BadOptionUsage", "Option {name!r} does not take a value.", ("value",)),
+        ("UsageError", "Got unexpected extra argument ({args})", ("args",)),
+        ("UsageError", "Got unexpected extra arguments ({args})", ("args",)),
+        ("ValueError", "Widget {name} is locked", ()),
+        ("ValidationError", "Enter a valid {name}.", ()),
+        ("KeyError", "no such widget", ()),
+        # Sphinx's own name for it, and a known one imported under another name
+        ("ConfigError", "Unknown math_renderer {name!r} is given.", ()),
+        ("ValidationError", "Not a valid choice.", ()),
+        # A module constant made longer where the module runs on Python 3: two messages
+        ("ConfigError", "There is a syntax error in your configuration file: {err}", ()),
+        (
+            "ConfigError",
+            "There is a syntax error in your configuration file: {err}\n"
+            "Did you change the syntax from 2.x to 3.x?",
+            ("PY3",),
+        ),
+        ("ConfigError", "There is a programmable error in your configuration file: {err}", ()),
     ]
     assert found() == expected
-    configured = ("ValueError", "Unknown colour {name}")
+    configured = ("ValueError", "Unknown colour {name}", ())
     assert found(ScanSettings(gettext_functions=("tr",))) == [
         *expected[:5],
         configured,
-        expected[5],
+        *expected[5:],
     ]
 
 
@@ -679,13 +704,17 @@ YIELD_FIXTURE = PytestDeprecationWarning("@pytest.yield_fixture is deprecated.")
 DEPRECATION_MESSAGE = "Support for class-based `config` is deprecated."
 REMOVED: str = "This was removed in 2.0."
 TWICE = "bound twice"
-TWICE = "so not a constant"
+TWICE = "what it holds once the module has run"
+SET = "set by a function, so not a constant"
+def configure(message):
+    global SET
+    SET = message
 """
 USE = """\
 import warnings
 import pkg.deprecated
 from pkg import deprecated
-from pkg.deprecated import YIELD_FIXTURE, TWICE
+from pkg.deprecated import YIELD_FIXTURE, TWICE, SET
 
 
 def yield_fixture():
@@ -701,6 +730,9 @@ class Config:
 
     def twice(self):
         warnings.warn(TWICE)
+
+    def set(self):
+        warnings.warn(SET)
 """
 
 
@@ -711,10 +743,11 @@ def test_a_message_held_in_another_modules_constant(tmp_path: Path, make_content
         "@pytest.yield_fixture is deprecated.": ("PytestDeprecationWarning", 8, "warning"),
         "Support for class-based `config` is deprecated.": ("DeprecationWarning", 13, "warning"),
         "This was removed in 2.0.": ("ValueError", 16, None),
+        "what it holds once the module has run": ("UserWarning", 19, "warning"),
     }
     assert records["@pytest.yield_fixture is deprecated."]["source"]["through"] == ["YIELD_FIXTURE"]
     skipped = {(s["path"], s["line"]): s["reason"] for s in summary["skipped_sites"]}
-    assert skipped[("pkg/use.py", 19)] == "warning: message is not built from string literals"
+    assert skipped[("pkg/use.py", 22)] == "warning: message is not built from string literals"
 
 
 def test_messages_built_by_classes_helpers_and_tables_in_other_files(

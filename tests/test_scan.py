@@ -610,6 +610,20 @@ def test_a_message_built_in_steps_is_one_message() -> None:
         "    if error:\n"
         '        msg = f"{msg}. {error!r}"\n'
         "    raise ValueError(msg)\n"
+        "def t(objpath, exc):\n"  # as Sphinx 1.8's autodoc: every branch adds to it
+        "    if objpath:\n"
+        '        errmsg = "failed to import %r from module" % objpath\n'
+        "    else:\n"
+        '        errmsg = "failed to import the module"\n'
+        "    if isinstance(exc, SystemExit):\n"
+        '        errmsg += "; it called sys.exit()"\n'
+        "    elif exc is None:\n"
+        "        return\n"
+        "    else:\n"
+        '        errmsg += "; it raised an exception"\n'
+        "    if PY2:\n"
+        '        errmsg = errmsg.decode("utf-8")\n'  # the same text
+        "    raise ImportError(errmsg)\n"
     )
     sites, skipped = scan_source(source)
     assert [(s.line, s.template) for s in sites] == [
@@ -626,6 +640,11 @@ def test_a_message_built_in_steps_is_one_message() -> None:
         (40, "no widget named {name!r}"),
         (45, "bad thing {x!r}"),
         (45, "bad thing {x!r}. {error!r}"),
+        # not the messages before the `if` whose every branch adds to them (or returns)
+        (59, "failed to import {objpath!r} from module; it called sys.exit()"),
+        (59, "failed to import the module; it called sys.exit()"),
+        (59, "failed to import {objpath!r} from module; it raised an exception"),
+        (59, "failed to import the module; it raised an exception"),
     ]
     assert [(s.line, s.reason) for s in skipped] == [
         (16, "message is not built from string literals"),  # joined onto a parameter

@@ -15,6 +15,7 @@ import dataclasses
 import functools
 import re
 import string
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -312,7 +313,7 @@ def placeholder(name: str, conversion: str = "", spec: str = "") -> str:
 # message is the literal they are given (`_("Invalid value %r") % value`); `pgettext` takes
 # a context first, `ngettext` a singular and a plural form (two messages).
 TRANSLATE_FUNCTIONS = frozenset(
-    "_ gettext gettext_lazy gettext_noop lazy_gettext ugettext ugettext_lazy".split()
+    "_ __ gettext gettext_lazy gettext_noop lazy_gettext ugettext ugettext_lazy".split()
 )
 CONTEXT_FUNCTIONS = frozenset("pgettext pgettext_lazy lazy_pgettext".split())
 PLURAL_FUNCTIONS = {  # the position of the singular form; the plural form follows it
@@ -399,6 +400,15 @@ def literal_text(node: ast.expr) -> str | None:
     return None
 
 
+def joined_text(node: ast.expr) -> str | None:
+    """The text of a string literal, or of literals joined with `+` (a template `%` or
+    `.format()` fills in: `("… %s" + " more") % value`)."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = joined_text(node.left), joined_text(node.right)
+        return None if left is None or right is None else left + right
+    return literal_text(node)
+
+
 def template_of(node: ast.expr, names: _Names) -> str | None:
     """The message template an expression builds, or None when it is not built from literals."""
     text = literal_text(node)
@@ -415,10 +425,10 @@ def template_of(node: ast.expr, names: _Names) -> str | None:
             right if right is not None else placeholder(names.name(node.right))
         )
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
-        text = literal_text(node.left)
+        text = joined_text(node.left)
         return None if text is None else percent_template(text, node.right, names)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-        text = literal_text(node.func.value)
+        text = joined_text(node.func.value)
         if node.func.attr == "format" and text is not None:
             return format_template(text, node, names)
     return None
@@ -697,10 +707,13 @@ def assigned_messages(
     set in the other branch of an `if`: `where` says which branches each statement is in).
     None when a binding of the name in its function that can reach the raise is anything
     else (a loop, a tuple)."""
-    values: list[tuple[ast.expr, tuple[Branch, ...]]] = []  # each with the branches it needs
+    # each with the branches it needs and the line it was first set on
+    values: list[tuple[ast.expr, tuple[Branch, ...], int]] = []
     there = where.get(id(raised), ())
     for statement in sorted(scope.get(name.id, []), key=lambda statement: statement.lineno):
         value = assigned_value(statement, name.id)
+        if value is not None and same_text(value, name.id):
+            continue  # `errmsg = errmsg.decode("utf-8")` (Python 2): the text it held
         if value is None and exclusive(where.get(id(statement), ()), there):
             continue  # `for error in …` in the other branch of the `if`
         if value is None:
@@ -710,22 +723,47 @@ def assigned_messages(
         here = where.get(id(statement), ())
         if any(isinstance(n, ast.Name) and n.id == name.id for n in ast.walk(value)):
             made = [
-                (substituted(value, name.id, held), (*needs, here))
-                for held, needs in values
+                (substituted(value, name.id, held), (*needs, here), start)
+                for held, needs, start in values
                 if not any(exclusive(need, here) for need in needs)
             ]
             if not made:
                 return []  # joined onto a value from elsewhere (a parameter)
         else:
-            made = [(value, (here,))]
+            made = [(value, (here,), statement.lineno)]
         values = made if statement_span(statement) in on_path else values + made
         if len(values) > MAX_MESSAGES:
             return []
+    # An `if` on the way whose every branch sets the name (or leaves): what it held before
+    # does not reach the raise unless it went through one of them (`msg += "…"` in both).
+    passed = {node for statement in scope[name.id] for node, _ in where.get(id(statement), ())}
+    settled = [
+        node
+        for node in passed
+        if isinstance(node, ast.If)
+        and statement_span(node) in on_path
+        and (node.end_lineno or node.lineno) < raised.lineno
+        and always_sets(node, name.id)
+    ]
     return [
         (held, off_the_way(needs, there))
-        for held, needs in values
+        for held, needs, start in values
         if not any(exclusive(n, there) for n in needs)
+        and all(start > node.lineno or any(node in dict(n) for n in needs) for node in settled)
     ]
+
+
+def always_sets(statement: ast.stmt, name: str) -> bool:
+    """Whether every run through a statement that goes on after it sets the name: an
+    assignment, or an `if` with an `else` whose every branch does (or returns, raises)."""
+    if isinstance(statement, ast.If):
+        bodies = (statement.body, statement.orelse) if statement.orelse else ()
+        return bool(bodies) and all(
+            isinstance(body[-1], (ast.Return, ast.Raise, ast.Continue, ast.Break))
+            or any(always_sets(inner, name) for inner in body)
+            for body in bodies
+        )
+    return assigned_value(statement, name) is not None
 
 
 def off_the_way(needs: tuple[Branch, ...], there: Branch) -> list[Condition]:
@@ -784,6 +822,19 @@ def assigned_value(statement: ast.stmt, name: str) -> ast.expr | None:
         return None
     targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
     return statement.value if len(targets) == 1 and isinstance(targets[0], ast.Name) else None
+
+
+TEXT_KEEPING = frozenset({"decode", "str", "unicode", "text_type"})  # as Python 2 code did
+
+
+def same_text(value: ast.expr, name: str) -> bool:
+    """Whether a value is the text a variable holds, as text: `name.decode("utf-8")`,
+    `unicode(name)`, `six.text_type(name)`."""
+    if not isinstance(value, ast.Call) or last_name(value.func) not in TEXT_KEEPING:
+        return False
+    decoded = isinstance(value.func, ast.Attribute) and value.func.attr == "decode"
+    held = [value.func.value] if isinstance(value.func, ast.Attribute) and decoded else value.args
+    return len(held) == 1 and isinstance(held[0], ast.Name) and held[0].id == name
 
 
 def has_text(message: ast.JoinedStr) -> bool:
@@ -891,8 +942,15 @@ class _Scanner:
         self.built: dict[int, list[str]] = {}  # the messages each class builds, by id
         self.imported: dict[str, str] = {}  # name -> the module `from … import` took it from
         self.renamed: dict[str, str] = {}  # name -> the name it was imported as (`import … as`)
+        # The names that mark a message for translation, those imported under another name
+        # (`from flask_babel import lazy_gettext as _l`) too.
+        self.translations = settings.translations
         self.modules: set[str] = set()  # the names `import …` binds (`_pytest` of `_pytest.x`)
         self.defined, self.bases = definitions(module)
+        # Names a function of the module assigns (`global NAME`): no constant, whatever it says.
+        self.reassigned = {
+            name for node in ast.walk(module) if isinstance(node, ast.Global) for name in node.names
+        }
         self.made_by: dict[int, str] = {}  # by statement: the function that made its message
 
     def scan(self, statements: list[ast.stmt], scope: ast.AST) -> None:
@@ -913,6 +971,9 @@ class _Scanner:
                 self.imported.update((a.asname or a.name, origin) for a in node.names)
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 self.renamed.update((a.asname, a.name) for a in node.names if a.asname)
+                self.translations |= {
+                    a.asname for a in node.names if a.asname and a.name in self.translations
+                }
             if isinstance(node, ast.Import):
                 self.modules.update(a.asname or a.name.split(".")[0] for a in node.names)
             if isinstance(node, (ast.Assign, ast.AnnAssign)) and not self.within:
@@ -978,9 +1039,9 @@ class _Scanner:
         scope = self.scope
         assignments, where = self.bindings(scope)
         if held.id not in assignments:
-            constant = None if is_parameter(scope, held.id) else self.constant(held.id)
-            value = message if constant is None else substituted(message, held.id, constant)
-            return [(value, [])]
+            held_values = [] if is_parameter(scope, held.id) else self.constants(held.id)
+            found = [(substituted(message, held.id, value), c) for value, c in held_values]
+            return found or [(message, [])]
         after = self.raised.get((id(scope), held.id), 0)
         self.raised[id(scope), held.id] = raised.lineno
         on_path = self.on_path()
@@ -1023,10 +1084,17 @@ class _Scanner:
         """The statements of the bodies the walk is in: those on the way to where it is."""
         return {span for body in self.bodies for span in body}
 
-    def constant(self, name: str) -> ast.expr | None:
-        """The value of a name the module binds once, plainly (`MESSAGE = "…"`)."""
-        bound = self.bindings(self.module)[0].get(name, [])
-        return assigned_value(bound[0], name) if len(bound) == 1 else None
+    def constants(self, name: str) -> list[tuple[ast.expr, list[Condition]]]:
+        """The values a name the module binds plainly holds once the module has run, each with
+        what holds when it does: `MESSAGE = "…"`, and with `if PY3: MESSAGE += "…"` after it
+        two values, the second when `PY3`; [] for a name bound otherwise, or that a function
+        assigns (`global NAME`)."""
+        assignments, where = self.bindings(self.module)
+        if name not in assignments or name in self.reassigned:
+            return []
+        run = ast.Pass(lineno=sys.maxsize)  # a statement after the module's last one
+        on_path = {statement_span(statement) for statement in self.module.body}
+        return assigned_messages(ast.Name(name), assignments, 0, run, on_path, where)
 
     def visit_raise(self, node: ast.Raise) -> None:
         if node.exc is None:
@@ -1393,7 +1461,7 @@ class _Scanner:
         for statement in node.body:  # `msg_template = "…"`, `default_detail = _("…")`
             value = statement.value if isinstance(statement, (ast.Assign, ast.AnnAssign)) else None
             if value is not None and table_name(statement) in TEMPLATE_ATTRIBUTES:
-                built += [t for t in table_templates(value, self.settings.translations)]
+                built += [t for t in table_templates(value, self.translations)]
         templates = tuple(dict.fromkeys(t for t in built if not not_its_own(t)))
         inits = [s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"]
         parameters = None
@@ -1404,7 +1472,7 @@ class _Scanner:
         for statement in node.body:
             table = error_table(statement)
             for key, value in table:
-                for template in table_templates(value, self.settings.translations):
+                for template in table_templates(value, self.translations):
                     site = RaiseSite(
                         line=value.lineno,
                         end_line=value.end_lineno or value.lineno,
@@ -1419,20 +1487,22 @@ class _Scanner:
     def visit_constant(self, node: ast.Assign | ast.AnnAssign) -> None:
         """A constant of the module that holds a message with words (`MESSAGE = "…"`), or an
         exception or warning made with one (`YIELD_FIXTURE = PytestDeprecationWarning("…")`),
-        bound once: what another module's raise or warning of it says."""
+        as the module holds it once it has run (`constants`): what another module's raise or
+        warning of it says."""
         target = node.targets[0] if isinstance(node, ast.Assign) else node.target
         name = target.id if isinstance(target, ast.Name) else ""
-        value = self.constant(name) if name else None
-        if value is None:
-            return
-        made = instance_class(value)
-        if made and isinstance(value, ast.Call):
-            for message in message_candidates(value, self.settings.arguments.get(made)):
+        values = [value for value, _ in self.constants(name)] if name else []
+        bound = self.bindings(self.module)[0].get(name, [])
+        if not values or min(bound, key=lambda statement: statement.lineno) is not node:
+            return  # not a constant, or one visited at its first binding
+        made = instance_class(values[0])
+        if len(values) == 1 and made and isinstance(values[0], ast.Call):
+            for message in message_candidates(values[0], self.settings.arguments.get(made)):
                 if templates := self.returned_messages(message):
                     self.makers.append(MessageMaker(name, tuple(templates), made))
                     return
-        elif templates := self.returned_messages(value):
-            self.makers.append(MessageMaker(name, tuple(templates)))
+        elif all(texts := [self.returned_messages(value) for value in values]):
+            self.makers.append(MessageMaker(name, tuple(t for each in texts for t in each)))
 
     def visit_maker(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         """A function of the module that makes messages: each value it returns a message with
@@ -1452,7 +1522,7 @@ class _Scanner:
     def returned_messages(self, returned: ast.expr) -> list[str]:
         """The messages a returned value is, when each of its forms is one with words."""
         templates = []
-        for form in translated_forms(returned, self.settings.translations):
+        for form in translated_forms(returned, self.translations):
             template = template_of(form, _Names())
             if template is None or not sentence([template]):
                 return []
@@ -1629,7 +1699,7 @@ class _Scanner:
             ]
         made = self.module_function(message)
         if made is None or made[0] in seen:
-            return [(form, []) for form in translated_forms(message, self.settings.translations)]
+            return [(form, []) for form in translated_forms(message, self.translations)]
         title, function = made
         self.made_by[id(node)] = title
         returned = returned_values(function)
