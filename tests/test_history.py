@@ -553,6 +553,55 @@ def test_after_releases_without_it_an_error_is_not_taken_for_another_files_alike
     ]
 
 
+def test_of_two_errors_reworded_alike_an_older_raise_is_the_one_whose_check_it_keeps(
+    tmp_path: Path,
+    make_content,  # type: ignore[no-untyped-def]
+) -> None:
+    # Sphinx 1.7 → 1.8: "programable" became "programmable" beside a syntax error check
+    # whose message (a module constant before) is as far from the old words: the old raise
+    # is the programmable error's, the one raised under the same `except`, with the same
+    # placeholder, though the other raise is nearer.
+    def config(syntax: str, programmable: str) -> str:
+        return (
+            "def load(path):\n"
+            "    try:\n"
+            "        run(path)\n"
+            f"{syntax}"
+            "    except Exception as exc:\n"
+            f'        raise ConfigError("There is a {programmable} error in your'
+            ' configuration file: %s" % exc)\n'
+        )
+
+    syntax = (
+        "    except SyntaxError as err:\n"
+        '        raise ConfigError("There is a syntax error in your configuration file: %s" % err)\n'
+    )
+    repo = GitRepo(tmp_path / "docs")
+    for tag, text in [
+        ("v1.7", config("", "programable")),
+        ("v1.8", config(syntax, "programmable")),
+    ]:
+        repo.write("pkg/config.py", text)
+        repo.commit(tag)
+        repo.git("tag", tag)
+    content = make_content({})
+    scan = ("scan", str(repo.path), "--repo", "acme/docs", "--content", str(content))
+    assert run_cli(*scan).exit_code == 0
+    raised = {
+        record["raised"][-1]["message"].split()[3]: [
+            (r["release"], r["line"], r["message"]) for r in record["raised"]
+        ]
+        for record in history(content, repo)["records"]
+    }
+    assert raised == {
+        "syntax": [("v1.8", 5, "There is a syntax error in your configuration file: {err}")],
+        "programmable": [
+            ("v1.7", 5, "There is a programable error in your configuration file: {exc}"),
+            ("v1.8", 7, "There is a programmable error in your configuration file: {exc}"),
+        ],
+    }
+
+
 def test_a_release_in_the_encoding_its_coding_line_names_is_read_and_one_not_text_is_unread(
     tmp_path: Path,
     make_content,  # type: ignore[no-untyped-def]

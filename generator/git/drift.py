@@ -126,12 +126,21 @@ class Candidate:
     tier: int
     elsewhere: bool  # in another file than the one looked in first
     ratio: float  # how alike the messages are (1.0: the same)
+    same_check: int  # the conditions it keeps of those looked for, +1 if its placeholders too
     distance: int  # lines from where it was (in its own file)
 
     @property
-    def rank(self) -> tuple[int, bool, float, int, str, int]:
-        """Lower is better."""
-        return (self.tier, self.elsewhere, -self.ratio, self.distance, self.path, self.site.line)
+    def rank(self) -> tuple[int, bool, float, int, int, str, int]:
+        """Lower is better: of two messages alike, the one that keeps the check it was."""
+        return (
+            self.tier,
+            self.elsewhere,
+            -self.ratio,
+            -self.same_check,
+            self.distance,
+            self.path,
+            self.site.line,
+        )
 
 
 @dataclass(frozen=True)
@@ -242,7 +251,12 @@ def candidates(
                         continue
                     ratio = similarity(wanted.words, words, 0.0)
             distance = abs(site.line - wanted.line) if place == 0 else 0
-            found.append(Candidate(index, path, site, tier, place == 1, ratio, distance))
+            same_check = len(set(site.conditions) & set(wanted.conditions)) + (
+                placeholders(site.template) == wanted.names
+            )
+            found.append(
+                Candidate(index, path, site, tier, place == 1, ratio, same_check, distance)
+            )
     return found
 
 
