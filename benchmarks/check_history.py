@@ -21,9 +21,10 @@
    or more, with a space, on one source line) in that release's Python files (tests, docs,
    examples and benchmarks left out, as scan leaves them), in a string and not in a comment,
    where a raise takes its message: the hit's line or one of the five above it raises,
-   asserts, issues a warning or makes an exception (`…Error(`), or the hit is given to a
-   call of a function of that release that raises, or the hit is assigned to a name that a
-   raise within 40 lines below uses, or that names a message (`msg_template = "…"`). A hit
+   asserts, yields an exception, issues a warning or makes an exception (`…Error(`), or the
+   hit is given to a call of a function of that release that raises (not a log call), or
+   the hit is assigned to a name that a raise within 40 lines below uses, or that names a
+   message (`msg_template = "…"`) and no log or `.warn(` call below shows. A hit
    is a miss unless another record of the history claims a raise within 15 lines of it in
    that release, or it is in the definition of a class that such a raise raises (a message
    the class builds), or the history said that file could not be parsed there.
@@ -170,6 +171,7 @@ DEPRECATED_RE = re.compile(r"^\s*@(?:\w+\.)?deprecated\(")  # PEP 702's decorato
 WARN_CALL_RE = re.compile(r"\bwarnings\.warn(?:_explicit)?\(|(?<![\w.])warn(?:_explicit)?\(")
 TABLE_ENTRY_RE = re.compile(r"^\s*(?:\w*error_messages\s*=\s*\{\s*)?[\"'][\w-]+[\"']\s*:")
 CLASS_RAISED_RE = re.compile(r"\b(?:raise|yield)\s+(?:[\w.]+\.)?([A-Z_]\w*)\s*(?:\(|$|from\b)")
+HELD_RAISED_RE = re.compile(r"\braise\s+([a-z_]\w*)\s*(?:$|from\b)")  # `raise error`
 RAISING_CALL_RE = re.compile(r"\b(set_exception|raise_from|reraise|raise_|raise_from_cause)\(")
 CLASS_CALLED_RE = re.compile(r"\b([A-Z_]\w*)\s*\(")
 # `import warnings as w`, `from warnings import warn as _warn`, `deprecated as _deprecated`
@@ -210,9 +212,7 @@ def how_raised(
     called = "\n".join(lines[at - 1 : at + 2])  # the call's first lines: its arguments
     for name in CONSTANT_RE.findall(called) if raises else []:  # `MESSAGE = "…"`
         assigned = [n for n, line in enumerate(lines) if line.startswith(f"{name} =")]
-        text = (
-            JOINED_RE.sub("", "\n".join(lines[assigned[0] : assigned[0] + 5])) if assigned else ""
-        )
+        text = assigned_text(lines, assigned[0]) if assigned else ""
         if len(assigned) == 1 and all(w in text for w in words):
             return "a module constant"
         if not assigned and all(w in constant_text(git, commit, name) for w in words):
@@ -229,6 +229,11 @@ def how_raised(
     raised = CLASS_RAISED_RE.search(said)
     if raised is None and RAISING_CALL_RE.search(said):  # `reraise(X, X(…), tb)` over lines
         raised = CLASS_CALLED_RE.search("\n".join(lines[at - 1 : at + 4]))
+    held = HELD_RAISED_RE.search(said)
+    if raised is None and held:  # `error = X(…)` above, then `raise error`
+        made = rf"^\s*{held[1]}\s*=\s*(?:[\w.]+\.)?([A-Z]\w*)\("
+        found = [m for line in lines[max(0, at - 40) : at - 1] if (m := re.match(made, line))]
+        raised = found[-1] if found else None
     if raised and all(w in wide or w in class_text(git, commit, raised[1]) for w in words):
         return "built by the class raised"  # or built around the text the raise gives it
     return ""
@@ -250,10 +255,19 @@ def class_text(git: Any, commit: str, name: str, depth: int = 0) -> str:
 
 
 RAISING_RE = re.compile(
-    r"\b(raise|assert|yield(?!\s+from)|warn|warn_explicit|set_exception|raise_from|reraise"
-    r"|raise_|raise_from_cause)\b"
+    r"\b(raise|assert|set_exception|raise_from|reraise|raise_|raise_from_cause)\b"
+    r"|\byield\s+(?:[\w.]+\.)?[A-Z]"  # an exception yielded, not any value
+    r"|\bwarnings\.warn|(?<![\w.])warn(?:_explicit)?\("  # not docutils' `self.directive.warn(`
     r"|@(?:\w+\.)?deprecated\(|[A-Z]\w*(?:Error|Exception|Warning)\("
 )
+# A logging call: what it is given is logged, not raised (`log.msg("Discarding …")`).
+LOG_CALL_RE = re.compile(
+    r"\b(?:log|logger|logging|LOG|_log|_logger)\."
+    r"(?:msg|debug|info|warning|warn|error|exception|critical|log)\("
+)
+# A call that shows what it is given without raising it: a log call or another `.warn(`
+# (docutils' `self.directive.warn(errmsg)`, Sphinx's `logger.warning(msg)`).
+REPORTED_RE = re.compile(LOG_CALL_RE.pattern + r"|\.warn(?:ing)?\(")
 STRING_LINE_RE = re.compile(r"""^\s*[rRbBuUfF]{0,2}["']""")  # a line of a string split over lines
 ASSIGNED_RE = re.compile(r"^\s*(?:self\.)?(\w+)\s*(?::[^=]*)?\+?=[^=]")
 MESSAGE_NAME_RE = re.compile(r"template|message|msg|detail|error", re.IGNORECASE)
@@ -271,6 +285,8 @@ def at_a_raise(lines: list[str], number: int, commit: str, git: Any) -> bool:
     if any(RAISING_RE.search(line) for line in above):
         return True
     opening = next((line for line in reversed(above) if not STRING_LINE_RE.match(line)), "")
+    if LOG_CALL_RE.search(opening):
+        return False
     called = CALL_RE.findall(opening)  # the call the text is given to, if it is
     bodies = [body for name in called for _, body in function_bodies(git, commit, name)]
     if any(re.search(r"\braise\s+(?!NotImplementedError\b)\w", body) for body in bodies):
@@ -285,16 +301,28 @@ def at_a_raise(lines: list[str], number: int, commit: str, git: Any) -> bool:
                 RAISING_RE.search(b) and any(map(read.search, below[n : n + 10]))
                 for n, b in enumerate(below)
             )
-            return used or bool(MESSAGE_NAME_RE.search(name))
+            logged = any(REPORTED_RE.search(b) and read.search(b) for b in below)
+            return used or (not logged and bool(MESSAGE_NAME_RE.search(name)))
     return False
 
 
 constants: dict[tuple[str, str], str] = {}
 
 
+def assigned_text(lines: list[str], index: int) -> str:
+    """The text of the assignment at a line: through the line that closes the triple-quoted
+    string it opens there, else its first 8 lines."""
+    first = lines[index]
+    opened = next((q for q in ('"""', "'''") if first.count(q) % 2), None)
+    end = index + 8
+    if opened is not None:
+        end = next((n + 1 for n in range(index + 1, len(lines)) if opened in lines[n]), end)
+    return JOINED_RE.sub("", "\n".join(lines[index:end]))
+
+
 def constant_text(git: Any, commit: str, name: str) -> str:
     """The text of the one `NAME = …` of that name at the top of a module of the release
-    (its first 8 lines), or ""."""
+    (`assigned_text`), or ""."""
     if (commit, name) not in constants:
         pattern = rf"^{name}\s*(:[^=]*)?="
         found = git("grep", "-n", "-E", pattern, commit, "--", "*.py", ":!tests", ":!test*")
@@ -302,8 +330,7 @@ def constant_text(git: Any, commit: str, name: str) -> str:
         text = ""
         if len(places) == 1:
             _, path, number, _ = places[0].split(":", 3)
-            lines = source(git, commit, path)[int(number) - 1 : int(number) + 7]
-            text = JOINED_RE.sub("", "\n".join(lines))
+            text = assigned_text(source(git, commit, path), int(number) - 1)
         constants[commit, name] = text
     return constants[commit, name]
 
