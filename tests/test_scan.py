@@ -220,6 +220,9 @@ def check(a, (low, high)):
     key = lambda (k, v): k
     raise ImportStringError(a, e), None, sys.exc_info()[2]
 ERROR = ur"raw"
+def apply(entry):
+    raise SchedulingError, SchedulingError(
+        "Couldn't apply scheduled task %s" % entry), sys.exc_info()[2]
 """
 
 
@@ -230,6 +233,7 @@ def test_python_2_code_is_read_at_its_own_lines() -> None:
     assert [(s.line, s.exception, s.template) for s in sites] == [
         (8, "KeyError", "no widget named {name}"),
         (10, "ValueError", "value {a!r} out of range"),
+        (16, "SchedulingError", "Couldn't apply scheduled task {entry}"),  # celery 3.0
     ]
     assert [(s.line, s.reason) for s in skipped] == [
         (13, "message is not built from string literals")

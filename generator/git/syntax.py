@@ -150,6 +150,11 @@ def statement_edits(statement: list[TokenInfo]) -> list[Edit]:
         value = statement[commas[0] + 1 : commas[1] if len(commas) > 1 else None]
         if [token.string for token in value] == ["None"]:  # `raise E(…), None, tb`: E(…)
             return [(token.start, token.end, "") for token in statement[commas[0] :]]
+        raised = [token.string for token in statement[1 : commas[0]]]
+        if [token.string for token in value[: len(raised) + 1]] == [*raised, "("]:
+            # `raise E, E("…"), tb`: the instance given is what is raised
+            gone = statement[1 : commas[0] + 1] + (statement[commas[1] :] if commas[1:] else [])
+            return [(token.start, token.end, "") for token in gone]
         first = statement[commas[0]]
         edits = [(first.start, first.end, "(")]
         if len(commas) > 1:  # the traceback: left out
