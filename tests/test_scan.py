@@ -10,7 +10,15 @@ from pathlib import Path
 import yaml
 
 from errpages.git.code import python_module
-from errpages.git.pyraises import Library, ScanSettings, canonical, resolved, scan_source
+from errpages.git.pyraises import (
+    Library,
+    RaiseSite,
+    ScanSettings,
+    Skipped,
+    canonical,
+    resolved,
+    scan_source,
+)
 from tests.conftest import FIXTURES, run_cli
 from tests.gitrepo import GitRepo
 
@@ -226,10 +234,15 @@ def apply(entry):
 """
 
 
-def test_python_2_code_is_read_at_its_own_lines() -> None:
-    module, problem = python_module(PYTHON2, "pkg/widgets.py", ScanSettings())
+def read_rewritten(source: str) -> tuple[list[RaiseSite], list[Skipped]]:
+    """The raises of a file this Python reads only once it is rewritten (it must read it)."""
+    module, problem = python_module(source, "pkg/widgets.py", ScanSettings())
     assert problem == "" and module is not None
-    sites, skipped = resolved(module, Library([module]))
+    return resolved(module, Library([module]))
+
+
+def test_python_2_code_is_read_at_its_own_lines() -> None:
+    sites, skipped = read_rewritten(PYTHON2)
     assert [(s.line, s.exception, s.template) for s in sites] == [
         (8, "KeyError", "no widget named {name}"),
         (10, "ValueError", "value {a!r} out of range"),
@@ -257,9 +270,7 @@ def test_code_from_before_async_was_a_keyword_is_read_at_its_own_lines() -> None
         "        await (runner.close())\n"
         '    raise ValueError("stopped twice")\n'
     )
-    module, problem = python_module(source, "pkg/worker.py", ScanSettings())
-    assert problem == "" and module is not None
-    sites, _ = resolved(module, Library([module]))
+    sites, _ = read_rewritten(source)
     assert [(s.line, s.template) for s in sites] == [
         (6, "runner did not start"),
         (10, "stopped twice"),
@@ -290,9 +301,7 @@ def test_code_in_syntax_newer_than_this_python_is_read_at_its_own_lines(
         "    except KeyError, e:\n"
         '        raise ValueError("unknown key %s" % key)\n'
     )
-    module, problem = python_module(source, "pkg/box.py", ScanSettings())
-    assert problem == "" and module is not None
-    sites, _ = resolved(module, Library([module]))
+    sites, _ = read_rewritten(source)
     assert [(s.line, s.scope, s.template, s.conditions) for s in sites] == [
         (6, "Box.first", "no items in the box", ("not items",)),
         (11, "fetch", "no entry {key!r}", ("except (KeyError, IndexError)",)),
