@@ -1093,8 +1093,12 @@ class _Scanner:
         if name not in assignments or name in self.reassigned:
             return []
         run = ast.Pass(lineno=sys.maxsize)  # a statement after the module's last one
-        on_path = {statement_span(statement) for statement in self.module.body}
-        return assigned_messages(ast.Name(name), assignments, 0, run, on_path, where)
+        return assigned_messages(ast.Name(name), assignments, 0, run, self.top_level, where)
+
+    @functools.cached_property
+    def top_level(self) -> set[tuple[int, int]]:
+        """The module's own statements: the way to the end of the module."""
+        return {statement_span(statement) for statement in self.module.body}
 
     def visit_raise(self, node: ast.Raise) -> None:
         if node.exc is None:
@@ -1491,10 +1495,12 @@ class _Scanner:
         warning of it says."""
         target = node.targets[0] if isinstance(node, ast.Assign) else node.target
         name = target.id if isinstance(target, ast.Name) else ""
-        values = [value for value, _ in self.constants(name)] if name else []
         bound = self.bindings(self.module)[0].get(name, [])
-        if not values or min(bound, key=lambda statement: statement.lineno) is not node:
-            return  # not a constant, or one visited at its first binding
+        if not bound or min(bound, key=lambda statement: statement.lineno) is not node:
+            return  # visited at its first binding
+        values = [value for value, _ in self.constants(name)]
+        if not values:
+            return
         made = instance_class(values[0])
         if len(values) == 1 and made and isinstance(values[0], ast.Call):
             for message in message_candidates(values[0], self.settings.arguments.get(made)):
