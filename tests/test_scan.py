@@ -349,6 +349,38 @@ def test_a_default_message_is_the_message() -> None:
     assert skipped == []
 
 
+def test_a_default_is_not_the_message_of_a_raise_that_gives_one() -> None:
+    # django-rest-framework: `default_detail` is what a raise that gives no detail says.
+    source = (
+        "class APIException(Exception):\n"
+        "    default_detail = 'A server error occurred.'\n"
+        "    def __init__(self, detail=None, code=None):\n"
+        "        self.detail = detail or self.default_detail\n"
+        "class NotFound(APIException):\n"
+        "    default_detail = 'Not found.'\n"
+        "class MethodNotAllowed(APIException):\n"
+        "    default_detail = 'Method \"{method}\" not allowed.'\n"
+        "    def __init__(self, method, detail=None, code=None):\n"
+        "        super().__init__(detail or self.default_detail.format(method=method), code)\n"
+        "def view(request, msg, errors):\n"
+        "    if msg:\n"
+        "        raise NotFound(msg)\n"
+        "    if errors:\n"
+        "        raise NotFound(detail=errors)\n"
+        "    if request.method:\n"
+        "        raise MethodNotAllowed(request.method)\n"
+        "    if request.user:\n"
+        "        raise MethodNotAllowed(request.method, msg)\n"
+        "    raise NotFound(code='missing')\n"
+    )
+    sites, skipped = scan_source(source)
+    assert [(s.line, s.exception, s.template) for s in sites] == [
+        (17, "MethodNotAllowed", 'Method "{method}" not allowed.'),
+        (20, "NotFound", "Not found."),
+    ]
+    assert [s.line for s in skipped] == [13, 15, 19]
+
+
 def test_an_exception_held_in_a_variable_or_handed_to_reraise_is_raised_there() -> None:
     # pytest 3–5's plugin import error, aiohttp's chunked payload; a caught error is not one.
     source = (

@@ -122,6 +122,8 @@ class ExceptionClass:
     # the parameters of its `__init__` that a call can give by position (`self` left out), or
     # None when it defines none
     parameters: tuple[str, ...] | None = None
+    # its messages are defaults (`default_detail = "…"`), which a message given replaces
+    defaults: bool = False
 
 
 @dataclass(frozen=True)
@@ -201,6 +203,8 @@ class Pending:
     # for a class, the function imported from another module whose call is its message
     # (`ValidationError(types_msg(instance, types))`), when it is one
     made_by: str = ""
+    # for a class: what the raise gives it, each argument by position ("0") or keyword
+    passed: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -1142,12 +1146,15 @@ class _Scanner:
         places = {id(a): str(n) for n, a in enumerate(call.args)}
         places.update((id(k.value), k.arg) for k in call.keywords if k.arg)
         given = [places.get(id(m), "") for m in messages] if constructed else []
+        passed = (*map(str, range(len(call.args))), *(k.arg for k in call.keywords if k.arg))
         reason = self.add(node, name, messages, self.conditions, given, origin)
         if reason and constructed:  # a function of another module may make its message, or
             # the class build it itself, and the library will tell
             site = self.site(node, name, "", self.conditions)
             made_by = next(filter(None, map(self.made_elsewhere, messages)), "")
-            self.pending.append(Pending(site, name, "", (), (), reason, origin, made_by=made_by))
+            self.pending.append(
+                Pending(site, name, "", (), (), reason, origin, made_by=made_by, passed=passed)
+            )
         elif reason:
             self.skipped.append(Skipped(node.lineno, reason))
 
@@ -1462,17 +1469,20 @@ class _Scanner:
         generic = [base.value if isinstance(base, ast.Subscript) else base for base in node.bases]
         bases = tuple(name for name in map(last_name, generic) if name)  # `Base[T]`: Base
         built = self.built.pop(id(node), [])
+        defaults = not built
         for statement in node.body:  # `msg_template = "…"`, `default_detail = _("…")`
             value = statement.value if isinstance(statement, (ast.Assign, ast.AnnAssign)) else None
             if value is not None and table_name(statement) in TEMPLATE_ATTRIBUTES:
                 built += [t for t in table_templates(value, self.translations)]
+                defaults = defaults and table_name(statement) in DEFAULT_ATTRIBUTES
         templates = tuple(dict.fromkeys(t for t in built if not not_its_own(t)))
         inits = [s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"]
         parameters = None
         if inits:  # what a call can give the last (the one Python keeps) by position
             given = [*inits[-1].args.posonlyargs, *inits[-1].args.args][1:]  # `self` left out
             parameters = tuple(argument.arg for argument in given)
-        self.classes.append(ExceptionClass(node.name, bases, templates, parameters))
+        defaults = defaults and bool(templates)
+        self.classes.append(ExceptionClass(node.name, bases, templates, parameters, defaults))
         for statement in node.body:
             table = error_table(statement)
             for key, value in table:
@@ -1849,6 +1859,7 @@ TABLE_NAMES = ("default_error_messages", "error_messages")
 # A class attribute holding the message the class raises with (pydantic 1's errors, DRF's
 # exceptions): `class NotFound(APIException): default_detail = _("Not found.")`.
 TEMPLATE_ATTRIBUTES = ("msg_template", "message_template", "default_message", "default_detail")
+DEFAULT_ATTRIBUTES = ("default_message", "default_detail")  # for a raise that gives none
 TABLE_EXCEPTION = "ValidationError"
 
 
@@ -1924,16 +1935,31 @@ class Library:
         package = origin.split(".", 1)[0]
         return bool(package and self.packages and package not in self.packages)
 
-    def built(self, name: str, origin: str = "") -> tuple[str, ...]:
+    def built(self, name: str, origin: str = "", passed: tuple[str, ...] = ()) -> tuple[str, ...]:
         """The messages a class builds itself, or the nearest base class that builds them
-        (none for a class imported from another package)."""
+        (none for a class imported from another package, nor a default where the raise
+        gives the message: `raise ValidationError(errors)` does not say `Invalid input.`,
+        `raise MethodNotAllowed(request.method)` says its `Method "{method}" not allowed.`)."""
         if self.elsewhere(origin):
             return ()
         for ancestor in self.lineage(name):
             for defined in self.classes.get(ancestor, []):
                 if defined.templates:
-                    return defined.templates
+                    replaced = defined.defaults and self.message_given(name, passed)
+                    return () if replaced else defined.templates
         return ()
+
+    def message_given(self, name: str, passed: tuple[str, ...]) -> bool:
+        """Whether a call of the class gives its message: its `__init__`'s (or the nearest
+        base's) `detail`, `message` or `msg`, by keyword or by position; Exception's first
+        argument where no class of the lineage defines `__init__`."""
+        for ancestor in self.lineage(name):
+            for defined in self.classes.get(ancestor, []):
+                if defined.parameters is not None:
+                    named = [p for p in defined.parameters if p in MESSAGE_KEYWORDS]
+                    place = str(defined.parameters.index(named[0])) if named else ""
+                    return bool(named) and (named[0] in passed or place in passed)
+        return "0" in passed or any(word in passed for word in MESSAGE_KEYWORDS)
 
     def wrapped(self, site: RaiseSite) -> tuple[str, ...]:
         """The messages of a raise whose class builds them around the argument the message
@@ -2018,7 +2044,7 @@ class Library:
         for pending in module.pending:
             if pending.reason:
                 made = self.made(pending.made_by)
-                found.append((made, self.built(pending.name, pending.origin)))
+                found.append((made, self.built(pending.name, pending.origin, pending.passed)))
             else:
                 found.append(self.helper(pending.name, pending.owner, pending.receiver))
         return tuple(found)
@@ -2042,7 +2068,11 @@ def resolved(module: ModuleScan, library: Library) -> tuple[list[RaiseSite], lis
         site = pending.site
         if pending.reason:  # a class raised (or a warning issued) without a literal message
             maker = library.made(pending.made_by)
-            templates = maker.templates if maker else library.built(pending.name, pending.origin)
+            templates = (
+                maker.templates
+                if maker
+                else library.built(pending.name, pending.origin, pending.passed)
+            )
             if not templates:
                 skipped.append(Skipped(site.line, pending.reason))
             made_by, built_by = (pending.made_by, "") if maker else (site.made_by, pending.name)
