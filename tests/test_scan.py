@@ -372,13 +372,23 @@ def test_a_default_is_not_the_message_of_a_raise_that_gives_one() -> None:
         "    if request.user:\n"
         "        raise MethodNotAllowed(request.method, msg)\n"
         "    raise NotFound(code='missing')\n"
+        # 3.2's: the detail a caller may give is None by default, and then the default shows
+        "def permission_denied(request, message=None):\n"
+        "    raise NotFound(detail=message)\n"
+        "def not_found(message=None):\n"
+        "    message = message or request_text()\n"
+        "    raise NotFound(message)\n"
+        "def gone():\n"
+        "    raise NotFound(None)\n"
     )
     sites, skipped = scan_source(source)
     assert [(s.line, s.exception, s.template) for s in sites] == [
         (17, "MethodNotAllowed", 'Method "{method}" not allowed.'),
         (20, "NotFound", "Not found."),
+        (22, "NotFound", "Not found."),
+        (27, "NotFound", "Not found."),
     ]
-    assert [s.line for s in skipped] == [13, 15, 19]
+    assert [s.line for s in skipped] == [13, 15, 19, 25]
 
 
 def test_an_exception_held_in_a_variable_or_handed_to_reraise_is_raised_there() -> None:

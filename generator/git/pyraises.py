@@ -577,8 +577,10 @@ def exception_name(node: ast.expr) -> str | None:
     return None
 
 
-def class_default(function: ast.FunctionDef | ast.AsyncFunctionDef, parameter: str) -> str | None:
-    """The class a parameter defaults to (`exc: type[E] = TemplateSyntaxError`), if it does."""
+def parameter_default(function: ast.AST, parameter: str) -> ast.expr | None:
+    """What a parameter of a function defaults to, if it is one and has a default."""
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
     arguments = function.args
     positional = [*arguments.posonlyargs, *arguments.args]
     defaulted = positional[len(positional) - len(arguments.defaults) :]
@@ -586,7 +588,12 @@ def class_default(function: ast.FunctionDef | ast.AsyncFunctionDef, parameter: s
         *zip(defaulted, arguments.defaults, strict=True),
         *zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True),
     ]
-    default = next((d for a, d in defaults if a.arg == parameter and d is not None), None)
+    return next((d for a, d in defaults if a.arg == parameter and d is not None), None)
+
+
+def class_default(function: ast.FunctionDef | ast.AsyncFunctionDef, parameter: str) -> str | None:
+    """The class a parameter defaults to (`exc: type[E] = TemplateSyntaxError`), if it does."""
+    default = parameter_default(function, parameter)
     name = last_name(default) if default is not None else None
     return name if name is not None and is_class_name(name) else None
 
@@ -1146,7 +1153,10 @@ class _Scanner:
         places = {id(a): str(n) for n, a in enumerate(call.args)}
         places.update((id(k.value), k.arg) for k in call.keywords if k.arg)
         given = [places.get(id(m), "") for m in messages] if constructed else []
-        passed = (*map(str, range(len(call.args))), *(k.arg for k in call.keywords if k.arg))
+        passed = (
+            *(str(n) for n, a in enumerate(call.args) if not self.maybe_none(a)),
+            *(k.arg for k in call.keywords if k.arg and not self.maybe_none(k.value)),
+        )
         reason = self.add(node, name, messages, self.conditions, given, origin)
         if reason and constructed:  # a function of another module may make its message, or
             # the class build it itself, and the library will tell
@@ -1157,6 +1167,17 @@ class _Scanner:
             )
         elif reason:
             self.skipped.append(Skipped(node.lineno, reason))
+
+    def maybe_none(self, argument: ast.expr) -> bool:
+        """Whether an argument may give nothing, so that the class's default shows: `None`, or
+        a parameter of the function that defaults to None and is never set again
+        (`def permission_denied(self, request, message=None): raise
+        PermissionDenied(detail=message)`)."""
+        if not isinstance(argument, ast.Name):
+            return is_none(argument)
+        default = parameter_default(self.scope, argument.id)
+        assignments, _ = self.bindings(self.scope)
+        return default is not None and is_none(default) and argument.id not in assignments
 
     def exceptions_in(self, value: ast.expr, node: ast.stmt) -> list[tuple[str, ast.Call]]:
         """The exceptions a value handed on is, each with its class: a class called
