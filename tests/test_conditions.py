@@ -388,6 +388,20 @@ def sphinx_style(name, err):
     raise ValidationError(_l("Not a valid choice."))
     raise ConfigError(SYNTAX_ERROR % err)
     raise ConfigError(("There is a programmable error" + " in your configuration file: %s") % err)
+
+
+E_REDIS_MISSING = '''
+You need to install the redis library in order to use \\
+the Redis result store backend.
+'''
+UNKNOWN_BACKEND = '''
+Unknown result backend: {0!r}.  Did you spell that correctly? ({1!r})
+'''
+
+
+def celery_style(backend, loader):
+    raise ImproperlyConfigured(E_REDIS_MISSING.strip())
+    raise ImproperlyConfigured(UNKNOWN_BACKEND.strip().format(backend, loader))
 """
 
 
@@ -415,6 +429,17 @@ def test_messages_in_gettext_calls_other_arguments_and_module_constants() -> Non
             ("PY3",),
         ),
         ("ConfigError", "There is a programmable error in your configuration file: {err}", ()),
+        # Celery's: a constant between triple quotes, stripped where it is raised
+        (
+            "ImproperlyConfigured",
+            "You need to install the redis library in order to use the Redis result store backend.",
+            (),
+        ),
+        (
+            "ImproperlyConfigured",
+            "Unknown result backend: {backend!r}.  Did you spell that correctly? ({loader!r})",
+            (),
+        ),
     ]
     assert found() == expected
     configured = ("ValueError", "Unknown colour {name}", ())

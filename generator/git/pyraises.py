@@ -404,12 +404,36 @@ def literal_text(node: ast.expr) -> str | None:
     return None
 
 
+STRIPS: dict[str, Callable[[str], str]] = {
+    "strip": str.strip,
+    "lstrip": str.lstrip,
+    "rstrip": str.rstrip,
+}
+
+
+def stripped(node: ast.expr) -> tuple[ast.expr, Callable[[str], str]] | None:
+    """`X.strip()` (or `lstrip`, `rstrip`, with no argument): X, and what it does to X's text."""
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in STRIPS
+        and not node.args
+        and not node.keywords
+    ):
+        return node.func.value, STRIPS[node.func.attr]
+    return None
+
+
 def joined_text(node: ast.expr) -> str | None:
     """The text of a string literal, or of literals joined with `+` (a template `%` or
-    `.format()` fills in: `("… %s" + " more") % value`)."""
+    `.format()` fills in: `("… %s" + " more") % value`), stripped where the code strips it
+    (`E_REDIS_MISSING.strip()` of a constant written between triple quotes)."""
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         left, right = joined_text(node.left), joined_text(node.right)
         return None if left is None or right is None else left + right
+    if (strip := stripped(node)) is not None:
+        text = joined_text(strip[0])
+        return None if text is None else strip[1](text)
     return literal_text(node)
 
 
@@ -420,6 +444,9 @@ def template_of(node: ast.expr, names: _Names) -> str | None:
         return escape_literal(text)
     if isinstance(node, ast.JoinedStr):
         return fstring_template(node, names)
+    if (strip := stripped(node)) is not None:
+        template = template_of(strip[0], names)
+        return None if template is None else strip[1](template)
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         left = template_of(node.left, names)
         right = template_of(node.right, names)
@@ -881,8 +908,11 @@ def filled_template(message: ast.expr) -> ast.expr | None:
 
 
 def template_variable(message: ast.expr) -> ast.Name | None:
-    """The variable a message is, or whose text it fills in (`err % args`, `err.format(…)`)."""
+    """The variable a message is, or whose text it fills in (`err % args`, `err.format(…)`),
+    stripped or not (`E_REDIS_MISSING.strip()`)."""
     held = filled_template(message) or message
+    strip = stripped(held)
+    held = strip[0] if strip else held
     return held if isinstance(held, ast.Name) else None
 
 
