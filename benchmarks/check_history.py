@@ -14,7 +14,9 @@
    a call or not) and the words are in the definition of class X in that release, or of one
    of its bases, three deep (a message the class builds, or builds around the text given
    there); or the line raises or asserts with a name the module assigns once, at its top
-   level, to a text with the words (`MESSAGE = "…"`). A pair said to be issued as a warning
+   level, to a text with the words (`MESSAGE = "…"`), or with `self.NAME` (or `cls.NAME`)
+   where the file binds NAME in a class body to a text with the words, or to a module
+   constant that holds one. A pair said to be issued as a warning
    is at a `warnings.warn` call (or `warn(…)`, or a `@deprecated("…")` decorator), and every
    other pair is not.
 2. Every pair not listed: `git grep -F` of the record's longest literal run (20 characters
@@ -217,6 +219,16 @@ def how_raised(
             return "a module constant"
         if not assigned and all(w in constant_text(git, commit, name) for w in words):
             return "another module's constant"
+    for name in ATTRIBUTE_RE.findall(called) if raises else []:  # `self.invalid_message`
+        bound = [n for n, line in enumerate(lines) if re.match(rf"\s+{name}\s*(:[^=]*)?=", line)]
+        for index in bound:
+            named = re.fullmatch(r"\s*\w+\s*(?::[^=]*)?=\s*([A-Z_][A-Z0-9_]*)\s*", lines[index])
+            text = assigned_text(lines, index)
+            if named:  # `error_envvar_not_set = ERROR_ENVVAR_NOT_SET`
+                top = [n for n, line in enumerate(lines) if line.startswith(f"{named[1]} =")]
+                text = assigned_text(lines, top[0]) if top else constant_text(git, commit, named[1])
+            if all(w in text for w in words):
+                return "a class attribute"
     for name in CALL_RE.findall(said):  # a helper's own words are in its definition
         helper = defined(git, commit, "def", name)
         if helper and all(w in wide or w in helper for w in words):
@@ -379,6 +391,7 @@ def function_bodies(git: Any, commit: str, name: str) -> list[tuple[str, str]]:
 
 CLASS_LINE_RE = re.compile(r"^\s*class\s+(\w+)")
 CONSTANT_RE = re.compile(r"\b_?[A-Z][A-Z0-9_]{2,}\b")
+ATTRIBUTE_RE = re.compile(r"\b(?:self|cls)\.(\w+)\b(?!\s*\()")  # `self.name`, not a call
 raised_classes: dict[str, set[str]] = {}
 
 

@@ -391,6 +391,53 @@ def test_a_default_is_not_the_message_of_a_raise_that_gives_one() -> None:
     assert [s.line for s in skipped] == [13, 15, 19, 25]
 
 
+def test_a_message_held_in_a_class_attribute_is_what_the_class_or_a_subclass_binds() -> None:
+    # Celery 2.3's loader, Rich's prompts, django-rest-framework's versioning; an attribute
+    # the module sets on an instance is not a constant.
+    source = (
+        "ERROR_ENVVAR_NOT_SET = '''The environment variable %r is not set,\n"
+        "and as such the configuration could not be loaded.'''\n"
+        "class BaseLoader:\n"
+        "    error_envvar_not_set = ERROR_ENVVAR_NOT_SET\n"
+        "class Loader(BaseLoader):\n"
+        "    def config_from_envvar(self, name):\n"
+        "        raise ImproperlyConfigured(self.error_envvar_not_set % name)\n"
+        "class PromptBase:\n"
+        "    validate_error_message = '[prompt.invalid]Please enter a valid value'\n"
+        "    def process_response(self, value):\n"
+        "        raise InvalidResponse(self.validate_error_message)\n"
+        "class IntPrompt(PromptBase[int]):\n"
+        "    validate_error_message = '[prompt.invalid]Please enter a valid integer number'\n"
+        "class URLPathVersioning:\n"
+        "    invalid_version_message = _('Invalid version in URL path.')\n"
+        "    @classmethod\n"
+        "    def determine_version(cls, request):\n"
+        "        raise NotFound(cls.invalid_version_message)\n"
+        "class Changing:\n"
+        "    message = 'Not this one'\n"
+        "    def fail(self):\n"
+        "        raise ValueError(self.message)\n"
+        "    def reset(self, message):\n"
+        "        self.message = message\n"
+        "class Unbound:\n"
+        "    def fail(self):\n"
+        "        raise ValueError(self.detail)\n"
+    )
+    sites, skipped = scan_source(source)
+    assert [(s.line, s.exception, s.template) for s in sites] == [
+        (
+            7,
+            "ImproperlyConfigured",
+            "The environment variable {name!r} is not set,\n"
+            "and as such the configuration could not be loaded.",
+        ),
+        (11, "InvalidResponse", "[prompt.invalid]Please enter a valid value"),
+        (11, "InvalidResponse", "[prompt.invalid]Please enter a valid integer number"),
+        (18, "NotFound", "Invalid version in URL path."),
+    ]
+    assert [s.line for s in skipped] == [22, 27]
+
+
 def test_an_exception_held_in_a_variable_or_handed_to_reraise_is_raised_there() -> None:
     # pytest 3–5's plugin import error, aiohttp's chunked payload; a caught error is not one.
     source = (

@@ -907,21 +907,46 @@ def filled_template(message: ast.expr) -> ast.expr | None:
     return None
 
 
-def template_variable(message: ast.expr) -> ast.Name | None:
-    """The variable a message is, or whose text it fills in (`err % args`, `err.format(…)`),
+def template_holder(message: ast.expr) -> ast.expr:
+    """What holds the text a message is, or fills in (`err % args`, `err.format(…)`),
     stripped or not (`E_REDIS_MISSING.strip()`)."""
     held = filled_template(message) or message
     strip = stripped(held)
-    held = strip[0] if strip else held
+    return strip[0] if strip else held
+
+
+def template_variable(message: ast.expr) -> ast.Name | None:
+    """The variable a message is, or whose text it fills in."""
+    held = template_holder(message)
     return held if isinstance(held, ast.Name) else None
 
 
+def template_attribute(message: ast.expr) -> ast.Attribute | None:
+    """The attribute of the instance (or class) a message is, or whose text it fills in
+    (`self.error_envvar_not_set % module_name`)."""
+    held = template_holder(message)
+    if (
+        isinstance(held, ast.Attribute)
+        and isinstance(held.value, ast.Name)
+        and held.value.id in ("self", "cls")
+    ):
+        return held
+    return None
+
+
 def substituted(expression: ast.expr, name: str, value: ast.expr) -> ast.expr:
-    """The expression with `value` where it reads the variable `name` (a copy)."""
+    """The expression with `value` where it reads the variable `name`, or the attribute
+    `self.name` when name is that (a copy)."""
 
     class Substitute(ast.NodeTransformer):
         def visit_Name(self, node: ast.Name) -> ast.expr:
             return copy.deepcopy(value) if node.id == name else node
+
+        def visit_Attribute(self, node: ast.Attribute) -> ast.expr:
+            if isinstance(node.value, ast.Name) and f"{node.value.id}.{node.attr}" == name:
+                return copy.deepcopy(value)
+            self.generic_visit(node)
+            return node
 
     result: ast.expr = Substitute().visit(copy.deepcopy(expression))
     return result
@@ -987,7 +1012,7 @@ class _Scanner:
         # (`from flask_babel import lazy_gettext as _l`) too.
         self.translations = settings.translations
         self.modules: set[str] = set()  # the names `import …` binds (`_pytest` of `_pytest.x`)
-        self.defined, self.bases = definitions(module)
+        self.defined = definitions(module)
         # Names a function of the module assigns (`global NAME`): no constant, whatever it says.
         self.reassigned = {
             name for node in ast.walk(module) if isinstance(node, ast.Global) for name in node.names
@@ -1074,6 +1099,10 @@ class _Scanner:
                 for value, chosen in split
                 for m, more in self.messages_of(value, raised)
             ]
+        if (attribute := template_attribute(message)) is not None:
+            dotted = ast.unparse(attribute)  # `self.name`
+            values = self.class_attribute(attribute)
+            return [(substituted(message, dotted, v), c) for v, c in values] or [(message, [])]
         held = template_variable(message)
         if held is None:
             return [(m, []) for m in self.filled_in(message, raised)]
@@ -1135,6 +1164,44 @@ class _Scanner:
             return []
         run = ast.Pass(lineno=sys.maxsize)  # a statement after the module's last one
         return assigned_messages(ast.Name(name), assignments, 0, run, self.top_level, where)
+
+    def class_attribute(self, attribute: ast.Attribute) -> list[tuple[ast.expr, list[Condition]]]:
+        """The values `self.name` holds in a method of the class: what the class (or its
+        nearest base here) binds the name to in its body, then what each subclass here binds
+        it to instead (Rich's `IntPrompt.validate_error_message`), a module constant read
+        as the module holds it (`error_envvar_not_set = ERROR_ENVVAR_NOT_SET`); none for a
+        name the module sets on an instance (`self.message = …`), nor in the `__init__` or
+        `__str__` of a class that builds its message (`self.msg_template.format(…)`): what
+        it builds from is read with the class (`ExceptionClass.templates`), each subclass's
+        its own."""
+        owner = self.receiver_class(attribute)
+        name = attribute.attr
+        if not owner or name in self.instance_attributes or self.building() is not None:
+            return []
+        attributes = self.defined.attributes
+        ancestry = self.defined.ancestry(owner)
+        bound = next(((a, name) for a in ancestry if (a, name) in attributes), None)
+        overrides = [
+            (subclass, name)
+            for subclass in self.defined.bases
+            if subclass != owner
+            and owner in self.defined.ancestry(subclass)
+            and (subclass, name) in attributes
+        ]
+        found: list[tuple[ast.expr, list[Condition]]] = []
+        for key in ([bound] if bound else []) + overrides:
+            value = attributes[key]
+            found += self.constants(value.id) if isinstance(value, ast.Name) else [(value, [])]
+        return found
+
+    @functools.cached_property
+    def instance_attributes(self) -> set[str]:
+        """The attribute names the module sets on an object (`self.message = …`)."""
+        return {
+            node.attr
+            for node in ast.walk(self.module)
+            if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
+        }
 
     @functools.cached_property
     def top_level(self) -> set[tuple[int, int]]:
@@ -1517,8 +1584,7 @@ class _Scanner:
     def visit_class(self, node: ast.ClassDef) -> None:
         """What other modules need of a class: its bases and the messages it builds; and the
         messages of its table of error messages, each a raise of its own."""
-        generic = [base.value if isinstance(base, ast.Subscript) else base for base in node.bases]
-        bases = tuple(name for name in map(last_name, generic) if name)  # `Base[T]`: Base
+        bases = base_names(node)
         built = self.built.pop(id(node), [])
         defaults = not built
         for statement in node.body:  # `msg_template = "…"`, `default_detail = _("…")`
@@ -1782,21 +1848,15 @@ class _Scanner:
         if isinstance(called, ast.Name):
             owners, name = [""], called.id
         elif isinstance(called, ast.Attribute) and (owner := self.receiver_class(called)):
-            owners, name = [owner], called.attr
+            owners, name = self.defined.ancestry(owner), called.attr
         else:
             return None
-        seen: set[str] = set()
-        while owners:  # the class, then its bases, nearest first (each once: `class A(A)`)
-            owner = owners.pop(0)
-            if owner in seen:
-                continue
-            seen.add(owner)
-            function = self.defined.get((owner, name))
+        for owner in owners:  # the class, then its bases, nearest first
+            function = self.defined.functions.get((owner, name))
             if function is not None:
                 if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in own_nodes(function)):
                     return None
                 return (f"{owner}.{name}" if owner else name), function
-            owners += self.bases.get(owner, [])
         return None
 
     def add(
@@ -1855,27 +1915,56 @@ class _Scanner:
         return "set_exception" if last_name(value.func) == "set_exception" else ""
 
 
-def definitions(
-    module: ast.Module,
-) -> tuple[dict[tuple[str, str], FunctionNode], dict[str, list[str]]]:
-    """The module's functions, by the class they are methods of ("" for a function of the
-    module) and name; and each class's bases, by name. Statements only are read."""
-    functions: dict[tuple[str, str], FunctionNode] = {}
-    bases: dict[str, list[str]] = {}
+@dataclass(frozen=True)
+class Definitions:
+    """What a module's statements define: its functions, by the class they are methods of
+    ("" for a function of the module) and name; each class's bases, by name; and what each
+    class binds a name of its own body to (`invalid_version_message = _("…")`), the last
+    binding."""
+
+    functions: dict[tuple[str, str], FunctionNode]
+    bases: dict[str, list[str]]
+    attributes: dict[tuple[str, str], ast.expr]
+
+    def ancestry(self, name: str) -> list[str]:
+        """A class and its bases defined here, nearest first, each once (`class A(A)`)."""
+        found, pending = [name], [name]
+        while pending:
+            for base in self.bases.get(pending.pop(0), []):
+                if base not in found:
+                    found.append(base)
+                    pending.append(base)
+        return found
+
+
+def base_names(node: ast.ClassDef) -> tuple[str, ...]:
+    """The names of a class's bases (`Base` of `Base[T]`)."""
+    generic = [base.value if isinstance(base, ast.Subscript) else base for base in node.bases]
+    return tuple(name for name in map(last_name, generic) if name)
+
+
+def definitions(module: ast.Module) -> Definitions:
+    """The module's definitions; statements only are read."""
+    found = Definitions({}, {}, {})
     pending: list[tuple[str | None, list[ast.stmt]]] = [("", module.body)]  # None: in a def
     while pending:
         owner, body = pending.pop()
         for node in body:
             if isinstance(node, ast.ClassDef):
-                bases[node.name] = [name for name in map(last_name, node.bases) if name]
+                found.bases[node.name] = list(base_names(node))
                 pending.append((node.name, node.body))
+                for statement in node.body:
+                    value = statement.value if isinstance(statement, ast.Assign) else None
+                    value = statement.value if isinstance(statement, ast.AnnAssign) else value
+                    if value is not None and table_name(statement):
+                        found.attributes[node.name, table_name(statement)] = value
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 if owner is not None:
-                    functions[owner, node.name] = node
+                    found.functions[owner, node.name] = node
                 pending.append((None, node.body))
             else:
                 pending += [(owner, inner) for inner in inner_bodies(node)]
-    return functions, bases
+    return found
 
 
 def returned_values(function: FunctionNode) -> list[ast.expr]:
