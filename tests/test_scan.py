@@ -438,6 +438,30 @@ def test_a_message_held_in_a_class_attribute_is_what_the_class_or_a_subclass_bin
     assert [s.line for s in skipped] == [22, 27]
 
 
+def test_a_class_that_fills_its_first_argument_in_with_the_others_says_it_filled() -> None:
+    # dateutil 2.8.1's ParserError; a class that does not fill it in says the `%s` as given.
+    source = (
+        "def parse(timestr, res):\n"
+        "    if res is None:\n"
+        "        raise ParserError('Unknown string format: %s', timestr)\n"
+        "    if not res:\n"
+        "        raise ParserError('No %s here')\n"
+        "    raise ValueError('unsupported auth_mode %s', timestr)\n"
+        "class ParserError(ValueError):\n"
+        "    def __str__(self):\n"
+        "        try:\n"
+        "            return self.args[0] % self.args[1:]\n"
+        "        except (TypeError, IndexError):\n"
+        "            return super(ParserError, self).__str__()\n"
+    )
+    sites, _ = scan_source(source)
+    assert [(s.line, s.exception, s.template) for s in sites] == [
+        (3, "ParserError", "Unknown string format: {timestr}"),
+        (5, "ParserError", "No %s here"),
+        (6, "ValueError", "unsupported auth_mode %s"),
+    ]
+
+
 def test_an_exception_held_in_a_variable_or_handed_to_reraise_is_raised_there() -> None:
     # pytest 3–5's plugin import error, aiohttp's chunked payload; a caught error is not one.
     source = (

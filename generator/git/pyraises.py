@@ -1248,6 +1248,9 @@ class _Scanner:
         # Where each message was given (its position, or keyword): the class called may
         # build its own message around it, and the library will tell.
         places = {id(a): str(n) for n, a in enumerate(call.args)}
+        if len(call.args) > 1 and self.formats_arguments(name):  # `X("… %s", value)`
+            filled = ast.BinOp(call.args[0], ast.Mod(), ast.Tuple(call.args[1:], ast.Load()))
+            messages, places[id(filled)] = [filled], "0"
         places.update((id(k.value), k.arg) for k in call.keywords if k.arg)
         given = [places.get(id(m), "") for m in messages] if constructed else []
         passed = (
@@ -1264,6 +1267,17 @@ class _Scanner:
             )
         elif reason:
             self.skipped.append(Skipped(node.lineno, reason))
+
+    def formats_arguments(self, name: str) -> bool:
+        """Whether a class of the module (or its nearest base here with a `__str__`) says its
+        first argument filled in by `%` with the others (dateutil's `ParserError`, whose
+        `__str__` returns `self.args[0] % self.args[1:]`)."""
+        for owner in self.defined.ancestry(name):
+            method = self.defined.functions.get((owner, "__str__"))
+            if method is not None:
+                said = {ast.unparse(value) for value in returned_values(method)}
+                return bool(said & FILLED_FROM_ARGUMENTS)
+        return False
 
     def maybe_none(self, argument: ast.expr) -> bool:
         """Whether an argument may give nothing, so that the class's default shows: `None`, or
@@ -2313,6 +2327,10 @@ def is_parameter(scope: ast.AST, name: str) -> bool:
 
 
 MESSAGE_KEYWORDS = ("message", "msg", "detail")
+# What the `__str__` of a class that fills its first argument in with the others returns
+FILLED_FROM_ARGUMENTS = frozenset(
+    {"self.args[0] % self.args[1:]", "self.args[0] % tuple(self.args[1:])"}
+)
 
 
 def message_candidates(call: ast.Call, where: int | str | None) -> list[ast.expr]:
