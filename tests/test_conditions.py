@@ -1280,6 +1280,11 @@ class LocationParseError(LocationValueError):
 class PlainError(Exception):
     def __init__(self, message, code=None):
         super().__init__(message)
+
+
+class UnknownLocaleError(Exception):
+    def __init__(self, identifier):
+        Exception.__init__(self, f"unknown locale {identifier!r}")
 """
 
 WRAPPED = """\
@@ -1288,7 +1293,7 @@ from .exceptions import (
     LocationParseError,
     PlainError,
     ReadBusyError,
-    SoftBusyError,
+    SoftBusyError, UnknownLocaleError,
 )
 
 
@@ -1301,6 +1306,8 @@ def read(stream, host):
         raise LocationParseError(f"'{host}', label empty or too long")
     if stream.soft:
         raise SoftBusyError("the stream is soft-busy")
+    if stream.locale:
+        raise UnknownLocaleError(f"{stream.locale}@euro")
     raise PlainError("something else went wrong", code=3)
 """
 
@@ -1335,7 +1342,9 @@ def test_a_class_that_builds_its_message_around_the_text_it_is_given(
         ),
         # A subclass that takes its message as it is given, and a class that never built one.
         "the stream is soft-busy": ("SoftBusyError", "pkg/streams.py", 18),
-        "something else went wrong": ("PlainError", "pkg/streams.py", 19),
+        "something else went wrong": ("PlainError", "pkg/streams.py", 21),
+        # babel's: the class shows the text it is given with `!r`, quoted
+        "unknown locale '{locale}@euro'": ("UnknownLocaleError", "pkg/streams.py", 20),
     }
     result = run_cli("history", "--content", str(content), "--repo-dir", str(repo.path), "--json")
     assert result.exit_code == 0, result.output

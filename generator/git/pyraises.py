@@ -2120,7 +2120,10 @@ class Library:
         was read from (`BusyResourceError("reading from")`, where `def __init__(self, action):
         super().__init__(f"Another task is already {action} this resource")`): of the nearest
         class (itself or a base) that defines `__init__` or builds messages, the argument's
-        text in place; none for a class that takes its message as it is given."""
+        text in place (quoted where the class shows it with `!r`: gunicorn's `"Invalid HTTP
+        request line: %r" % self.req`), or the class's message as it is where it shows the
+        argument otherwise converted (`{identifier:>10}`, or `!r` of a text that has quotes);
+        none for a class that takes its message as it is given."""
         if not site.argument or self.elsewhere(site.origin):
             return ()
         for ancestor in self.lineage(site.exception):
@@ -2131,12 +2134,19 @@ class Library:
                 name = site.argument
                 if name.isdigit():
                     name = parameters[int(name)] if int(name) < len(parameters) else ""
-                field = "{" + name + "}"
-                return tuple(
-                    t.replace(field, site.template)
-                    for t in defined.templates
-                    if name in parameters and field in t
-                )
+                if name not in parameters:
+                    return ()
+                shown = {"{" + name + "}": site.template, "{" + name + "!s}": site.template}
+                if not any(c in site.template for c in "'\"\\") and site.template.isprintable():
+                    shown["{" + name + "!r}"] = f"'{site.template}'"
+                found = []
+                for template in defined.templates:
+                    if not any(f"{{{name}{end}" in template for end in "}!:"):
+                        continue  # it does not show the argument
+                    for placeholder, text in shown.items():
+                        template = template.replace(placeholder, text)
+                    found.append(template)
+                return tuple(found)
         return ()
 
     def made(self, name: str) -> MessageMaker | None:
