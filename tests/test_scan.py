@@ -193,6 +193,13 @@ def test_only_exception_classes_raise_and_messages_are_followed_into_variables()
         "        raise InvalidURL(error)\n"
         "    error = f'Invalid URL component {key!r}'\n"
         "    raise InvalidURL(error)\n"
+        # babel's: a raise in a branch leaves the message to the raise after it
+        "def parse(identifier):\n"
+        "    if not identifier:\n"
+        "        msg = f'Empty locale identifier value: {identifier!r}'\n"
+        "        if isinstance(identifier, str):\n"
+        "            raise ValueError(msg)\n"
+        "        raise TypeError(msg)\n"
     )
     sites, skipped = scan_source(source)
     assert [(s.line, s.exception, s.template) for s in sites] == [
@@ -204,6 +211,8 @@ def test_only_exception_classes_raise_and_messages_are_followed_into_variables()
         (20, "ValueError", "bad names:{names}"),  # `+=` joins onto what it held
         (24, "InvalidURL", "Invalid URL {url!r}"),
         (26, "InvalidURL", "Invalid URL component {key!r}"),  # not the first one again
+        (31, "ValueError", "Empty locale identifier value: {identifier!r}"),
+        (32, "TypeError", "Empty locale identifier value: {identifier!r}"),
     ]
     assert [(s.line, s.reason) for s in skipped] == [
         (6, "not an exception class (a CapWords name)"),

@@ -731,15 +731,13 @@ def local_assignments(scope: ast.AST) -> dict[str, list[ast.stmt]]:
 def assigned_messages(
     name: ast.Name,
     scope: dict[str, list[ast.stmt]],
-    after: int,
     raised: ast.stmt,
     on_path: set[tuple[int, int]],
     where: dict[int, Branch],
 ) -> list[tuple[ast.expr, list[Condition]]]:
     """The messages a plain variable can hold at the statement `raised`, each with what holds
     where it was assigned that need not where the variable is raised, from its assignments
-    in order since line `after` (the last raise of the same variable, which the assignments
-    before it were for). An assignment on the way to the raise (`on_path`: in a body that
+    before it in order. An assignment on the way to the raise (`on_path`: in a body that
     holds it) replaces what the variable held; one in a branch off it adds a value;
     `msg = msg + "…"` and `msg += "…"` join onto each value that can reach them (not one
     set in the other branch of an `if`: `where` says which branches each statement is in).
@@ -756,7 +754,7 @@ def assigned_messages(
             continue  # `for error in …` in the other branch of the `if`
         if value is None:
             return []
-        if not after < statement.lineno < raised.lineno:
+        if statement.lineno >= raised.lineno:
             continue
         here = where.get(id(statement), ())
         if any(isinstance(n, ast.Name) and n.id == name.id for n in ast.walk(value)):
@@ -999,7 +997,6 @@ class _Scanner:
         self.scope: ast.AST = module  # the function (or module) of the raise at hand
         # Per function (or module): each name's bindings, and where each statement is.
         self.scopes: dict[int, tuple[dict[str, list[ast.stmt]], dict[int, Branch]]] = {}
-        self.raised: dict[tuple[int, str], int] = {}  # the last raise of a variable, by scope
         self.within: list[Scope] = []  # the classes and functions the walk is in
         self.pending: list[Pending] = []
         self.classes: list[ExceptionClass] = []
@@ -1112,10 +1109,8 @@ class _Scanner:
             held_values = [] if is_parameter(scope, held.id) else self.constants(held.id)
             found = [(substituted(message, held.id, value), c) for value, c in held_values]
             return found or [(message, [])]
-        after = self.raised.get((id(scope), held.id), 0)
-        self.raised[id(scope), held.id] = raised.lineno
         on_path = self.on_path()
-        found = assigned_messages(held, assignments, after, raised, on_path, where) or [(held, [])]
+        found = assigned_messages(held, assignments, raised, on_path, where) or [(held, [])]
         return [
             (filled, assigned)
             for value, assigned in found
@@ -1142,7 +1137,7 @@ class _Scanner:
                 continue
             if name not in assignments or is_parameter(scope, name) or bound_otherwise(scope, name):
                 continue
-            held = assigned_messages(value.value, assignments, 0, raised, path, where)
+            held = assigned_messages(value.value, assignments, raised, path, where)
             forms = [form for expression, _ in held for form in text_forms(expression)]
             texts = [form for form in forms if form is not None]
             if not texts or len(texts) < len(forms) or len(found) * len(texts) > MAX_MESSAGES:
@@ -1163,7 +1158,7 @@ class _Scanner:
         if name not in assignments or name in self.reassigned:
             return []
         run = ast.Pass(lineno=sys.maxsize)  # a statement after the module's last one
-        return assigned_messages(ast.Name(name), assignments, 0, run, self.top_level, where)
+        return assigned_messages(ast.Name(name), assignments, run, self.top_level, where)
 
     def class_attribute(self, attribute: ast.Attribute) -> list[tuple[ast.expr, list[Condition]]]:
         """The values `self.name` holds in a method of the class: what the class (or its
@@ -1349,7 +1344,7 @@ class _Scanner:
         replaced = any(statement_span(s) in on_path and s.lineno < raised.lineno for s in bound)
         if is_parameter(scope, name) and not replaced:
             return []
-        values = assigned_messages(ast.Name(name), assignments, 0, raised, on_path, where)
+        values = assigned_messages(ast.Name(name), assignments, raised, on_path, where)
         held = []
         for value, _ in values:
             made = exception_name(value) if isinstance(value, ast.Call) else None
