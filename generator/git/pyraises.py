@@ -919,16 +919,12 @@ def template_variable(message: ast.expr) -> ast.Name | None:
     return held if isinstance(held, ast.Name) else None
 
 
-def template_attribute(message: ast.expr) -> ast.Attribute | None:
-    """The attribute of the instance (or class) a message is, or whose text it fills in
-    (`self.error_envvar_not_set % module_name`)."""
+def template_attribute(message: ast.expr) -> tuple[str, str] | None:
+    """The name and the attribute of it that a message is, or whose text it fills in
+    (`self.error_envvar_not_set % module_name`, `MultiDBClient._HIMPORT_UNSUPPORTED`)."""
     held = template_holder(message)
-    if (
-        isinstance(held, ast.Attribute)
-        and isinstance(held.value, ast.Name)
-        and held.value.id in ("self", "cls")
-    ):
-        return held
+    if isinstance(held, ast.Attribute) and isinstance(held.value, ast.Name):
+        return held.value.id, held.attr
     return None
 
 
@@ -1096,10 +1092,10 @@ class _Scanner:
                 for value, chosen in split
                 for m, more in self.messages_of(value, raised)
             ]
-        if (attribute := template_attribute(message)) is not None:
-            dotted = ast.unparse(attribute)  # `self.name`
-            values = self.class_attribute(attribute)
-            return [(substituted(message, dotted, v), c) for v, c in values] or [(message, [])]
+        attribute = template_attribute(message)
+        if attribute is not None and (values := self.class_attribute(*attribute)):
+            dotted = ".".join(attribute)  # `self.name`
+            return [(substituted(message, dotted, v), c) for v, c in values]
         held = template_variable(message)
         if held is None:
             return [(m, []) for m in self.filled_in(message, raised)]
@@ -1160,26 +1156,31 @@ class _Scanner:
         run = ast.Pass(lineno=sys.maxsize)  # a statement after the module's last one
         return assigned_messages(ast.Name(name), assignments, run, self.top_level, where)
 
-    def class_attribute(self, attribute: ast.Attribute) -> list[tuple[ast.expr, list[Condition]]]:
+    def class_attribute(self, receiver: str, name: str) -> list[tuple[ast.expr, list[Condition]]]:
         """The values `self.name` holds in a method of the class: what the class (or its
         nearest base here) binds the name to in its body, then what each subclass here binds
-        it to instead (Rich's `IntPrompt.validate_error_message`), a module constant read
-        as the module holds it (`error_envvar_not_set = ERROR_ENVVAR_NOT_SET`); none for a
+        it to instead (Rich's `IntPrompt.validate_error_message`); of `Class.name`, a class
+        of the module, what it or its nearest base binds; each a module constant read as
+        the module holds it (`error_envvar_not_set = ERROR_ENVVAR_NOT_SET`). None for a
         name the module sets on an instance (`self.message = …`), nor in the `__init__` or
         `__str__` of a class that builds its message (`self.msg_template.format(…)`): what
         it builds from is read with the class (`ExceptionClass.templates`), each subclass's
         its own."""
-        owner = self.receiver_class(attribute)
-        name = attribute.attr
-        if not owner or name in self.instance_attributes or self.building() is not None:
+        instance = receiver in ("self", "cls")
+        owner = self.walks_class() if instance else receiver
+        if owner not in self.defined.bases or name in self.instance_attributes:
+            return []
+        if self.building() is not None:
             return []
         attributes = self.defined.attributes
-        ancestry = self.defined.ancestry(owner)
-        bound = next(((a, name) for a in ancestry if (a, name) in attributes), None)
+        bound = next(
+            ((a, name) for a in self.defined.ancestry(owner) if (a, name) in attributes), None
+        )
         overrides = [
             (subclass, name)
             for subclass in self.defined.bases
-            if subclass != owner
+            if instance
+            and subclass != owner
             and owner in self.defined.ancestry(subclass)
             and (subclass, name) in attributes
         ]
@@ -1527,6 +1528,10 @@ class _Scanner:
             return ()
         return tuple(message.template for message in self.templates(node, "", argument)[0])
 
+    def walks_class(self) -> str:
+        """The class the walk is in (the nearest), or ""."""
+        return next((n.name for n in reversed(self.within) if isinstance(n, ast.ClassDef)), "")
+
     def receiver_class(self, function: ast.expr) -> str:
         """The class a method call's receiver is: the walk's class for `self.m()` and
         `cls.m()`, the class named for `Class.m()`, a parameter's annotated class."""
@@ -1534,8 +1539,7 @@ class _Scanner:
             return ""
         receiver = function.value.id
         if receiver in ("self", "cls"):
-            owner = next((n for n in reversed(self.within) if isinstance(n, ast.ClassDef)), None)
-            return owner.name if owner is not None else ""
+            return self.walks_class()
         if is_class_name(receiver):
             return receiver
         scope = self.scope
