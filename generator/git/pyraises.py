@@ -1364,14 +1364,20 @@ class _Scanner:
             return "not an exception class (a CapWords name)"
         title, function = factory
         reason = f"{title} returns no exception class with a message"
+        made = local_assignments(function)
         for returned in returned_values(function):
+            if isinstance(returned, ast.Name) and len(made.get(returned.id, [])) == 1:
+                returned = assigned_value(made[returned.id][0], returned.id) or returned
             if not isinstance(returned, ast.Call):
                 continue
             name = exception_name(returned)
             if name is None or last_name(returned.func) != name:  # a class called, not made
                 continue
             messages = message_candidates(returned, self.settings.arguments.get(name))
-            written = [m for m in messages if template_variable(m) is None]
+            # what the call gives a parameter that is the message (packaging's `raise
+            # self._invalid_metadata(f"{value!r} is not …")`), or the message as written there
+            given = [given_argument(call, function, "." in title, m) for m in messages]
+            written = [m for m in given if m is not None]
             self.made_by[id(node)] = title
             if written and not self.add(node, name, written, self.conditions):
                 reason = ""
@@ -2324,6 +2330,24 @@ def bound_otherwise(scope: ast.AST, name: str) -> bool:
         if name in names:
             return True
     return False
+
+
+def given_argument(
+    call: ast.Call, function: FunctionNode, method: bool, message: ast.expr
+) -> ast.expr | None:
+    """A message the function makes, as a call of it gives it: the argument the call gives
+    the parameter it is (by keyword, or by position, a method's `self` not counted), or the
+    message as it is written there; None for a variable of the function's own."""
+    if not isinstance(message, ast.Name) or not is_parameter(function, message.id):
+        return message if template_variable(message) is None else None
+    given = {k.arg: k.value for k in call.keywords if k.arg}
+    positional = [a.arg for a in [*function.args.posonlyargs, *function.args.args]]
+    static = any(last_name(d) == "staticmethod" for d in function.decorator_list)
+    if method and not static:
+        positional = positional[1:]
+    if not any(isinstance(a, ast.Starred) for a in call.args):
+        given.update(zip(positional, call.args, strict=False))
+    return given.get(message.id)
 
 
 def is_parameter(scope: ast.AST, name: str) -> bool:
