@@ -5,8 +5,8 @@
 
 1. Every (record, release) pair listed: in `git show <release>:<path>`, every word of three
    letters or more of the message's literal text is within 80 lines above the line given (a
-   message held in a variable) to 15 below (string literals joined across lines read as
-   one), and the line says `raise`, `assert` or `yield` (or calls `set_exception`,
+   message held in a variable) to 15 below, or to where the brackets the line opens close
+   (string literals joined across lines read as one), and the line says `raise`, `assert` or `yield` (or calls `set_exception`,
    `raise_from`, `reraise` or `warn`, or is a `@deprecated(` decorator), or calls a function
    that release defines (a raise helper), or is an entry of a table of error messages
    (`error_messages` above it); or the line raises and the words are in the definition of a
@@ -76,8 +76,9 @@ def main(repo_dir: str, history_file: str) -> None:
                 shown[key] = git("show", f"{key[0]}:{key[1]}").splitlines()
             lines, at = shown[key], pair["line"]
             words = re.findall(r"[A-Za-z]{3,}", " ".join(PLACEHOLDER_RE.split(pair["message"])))
-            near = JOINED_RE.sub("", "\n".join(lines[at - 1 : at + 15]))
-            wide = JOINED_RE.sub("", "\n".join(lines[max(0, at - 80) : at + 15]))
+            end = max(at + 15, statement_end(lines, at))
+            near = JOINED_RE.sub("", "\n".join(lines[at - 1 : end]))
+            wide = JOINED_RE.sub("", "\n".join(lines[max(0, at - 80) : end]))
             said = own_names(lines[at - 1] if at <= len(lines) else "", key, lines)
             if any(w not in near for w in words) and all(w in wide for w in words):
                 from_variable += 1
@@ -167,8 +168,23 @@ def main(repo_dir: str, history_file: str) -> None:
         print("  ", example)
 
 
+STRING_RE = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")  # a string literal on one line
+
+
+def statement_end(lines: list[str], at: int) -> int:
+    """The line (counted from 1) where the brackets the line at `at` opens close: the end
+    of a raise whose message runs on for many lines (300 at most)."""
+    depth = 0
+    for number in range(at, min(len(lines), at + 300) + 1):
+        code = STRING_RE.sub("", lines[number - 1]).split("#")[0]
+        depth += sum(code.count(c) for c in "([{") - sum(code.count(c) for c in ")]}")
+        if depth <= 0:
+            return number
+    return at
+
+
 STATEMENT_CALL_RE = re.compile(r"^\s*(?:[\w.]+\.)?(\w+)\(")  # the call a line is: `node.warn(`
-CALL_RE = re.compile(r"(?:^|[\s.(=])([A-Za-z_]\w*)\(")
+CALL_RE = re.compile(r"(?:^|(?<=[\s.(=]))([A-Za-z_]\w*)\(")  # `X(f(…))`: both
 DEPRECATED_RE = re.compile(r"^\s*@(?:\w+\.)?deprecated\(")  # PEP 702's decorator
 WARN_CALL_RE = re.compile(r"\bwarnings\.warn(?:_explicit)?\(|(?<![\w.])warn(?:_explicit)?\(")
 TABLE_ENTRY_RE = re.compile(r"^\s*(?:\w*error_messages\s*=\s*\{\s*)?[\"'][\w-]+[\"']\s*:")
