@@ -240,6 +240,11 @@ ERROR = ur"raw"
 def apply(entry):
     raise SchedulingError, SchedulingError(
         "Couldn't apply scheduled task %s" % entry), sys.exc_info()[2]
+def open_channel(kind):
+        reject = False
+\tif kind == 'auth-agent':
+\t    raise ChannelError('''no agent
+\tforwarding: see %s''' % kind)
 """
 
 
@@ -256,6 +261,8 @@ def test_python_2_code_is_read_at_its_own_lines() -> None:
         (8, "KeyError", "no widget named {name}"),
         (10, "ValueError", "value {a!r} out of range"),
         (16, "SchedulingError", "Couldn't apply scheduled task {entry}"),  # celery 3.0
+        # paramiko 1.7.12: tabs and spaces in one function, a tab taken to column 8
+        (21, "ChannelError", "no agent\n\tforwarding: see {kind}"),  # not in a string
     ]
     assert [(s.line, s.reason) for s in skipped] == [
         (13, "message is not built from string literals")

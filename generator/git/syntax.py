@@ -4,8 +4,9 @@ their own messages. An old release's file in Python 2 (`except ValueError, e:`, 
 KeyError, "no such key"`, `print "…"`) or from before `async` and `await` were keywords
 (`asyncio.async(coro)`); a file in syntax newer than this Python (`type Alias = …` and type
 parameters, `def first[T](items: list[T])`, of 3.12; `except KeyError, IndexError:` of
-3.14). Only what keeps such a file from parsing is rewritten; what the code means otherwise
-may not be kept (`print >>f, x` reads as `print(f, x)`, a type parameter is left out)."""
+3.14); Python 2's indentation that mixes tabs and spaces. Only what keeps such a file from
+parsing is rewritten; what the code means otherwise may not be kept (`print >>f, x` reads
+as `print(f, x)`, a type parameter is left out)."""
 
 from __future__ import annotations
 
@@ -55,6 +56,14 @@ def readable_source(source: str) -> str | None:
         edits += type_parameter_edits(statement)
     edits = [(start, end, text) for start, end, text in edits if start[0] == end[0]]
     lines = source.splitlines(keepends=True)
+    # the lines of code indented with a tab (not those inside a string)
+    code_rows = {
+        token.start[0]
+        for token in tokens
+        if token.start[0] <= len(lines)
+        and "\t" in (indent := indentation(lines[token.start[0] - 1]))
+        and token.start[1] == len(indent)
+    }
     for row, on_line in itertools.groupby(sorted(edits), key=lambda edit: edit[0][0]):
         line, parts, at = lines[row - 1], [], 0
         for (_, column), (_, end_column), text in on_line:
@@ -62,7 +71,15 @@ def readable_source(source: str) -> str | None:
                 parts += [line[at:column], text]
                 at = end_column
         lines[row - 1] = "".join([*parts, line[at:]])
+    for row in code_rows:  # Python 2 took a tab to the next multiple of eight columns
+        line = lines[row - 1]
+        indent = indentation(line)
+        lines[row - 1] = indent.expandtabs(8) + line[len(indent) :]
     return "".join(lines)
+
+
+def indentation(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(" \t"))]
 
 
 def literal_edits(tokens: list[TokenInfo]) -> list[Edit]:
