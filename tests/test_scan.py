@@ -200,6 +200,9 @@ def test_only_exception_classes_raise_and_messages_are_followed_into_variables()
         "        if isinstance(identifier, str):\n"
         "            raise ValueError(msg)\n"
         "        raise TypeError(msg)\n"
+        # falcon's: fields filled from a sequence spread into `.format()`
+        "def route(cpc):\n"
+        "    raise UnacceptableRouteError('converter {1} of {0}'.format(*cpc))\n"
     )
     sites, skipped = scan_source(source)
     assert [(s.line, s.exception, s.template) for s in sites] == [
@@ -213,6 +216,7 @@ def test_only_exception_classes_raise_and_messages_are_followed_into_variables()
         (26, "InvalidURL", "Invalid URL component {key!r}"),  # not the first one again
         (31, "ValueError", "Empty locale identifier value: {identifier!r}"),
         (32, "TypeError", "Empty locale identifier value: {identifier!r}"),
+        (34, "UnacceptableRouteError", "converter {cpc_1} of {cpc_0}"),
     ]
     assert [(s.line, s.reason) for s in skipped] == [
         (6, "not an exception class (a CapWords name)"),

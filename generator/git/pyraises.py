@@ -529,12 +529,16 @@ def format_template(text: str, call: ast.Call, names: _Names) -> str | None:
             continue
         root = re.split(r"[.\[]", field_name, maxsplit=1)[0]
         argument: ast.expr | None = None
-        if root == "":
-            argument = call.args[auto] if auto < len(call.args) else None
-            auto += 1
-        elif root.isdigit():
-            position = int(root)
+        if root == "" or root.isdigit():
+            position = auto if root == "" else int(root)
+            auto += root == ""
             argument = call.args[position] if position < len(call.args) else None
+            spread = [(n, a) for n, a in enumerate(call.args) if isinstance(a, ast.Starred)]
+            if spread and spread[0][0] <= position:  # `.format(*parts)`: one of them, `{parts_1}`
+                start, parts = spread[0]
+                name = f"{names.name(parts.value)}_{position - start}"
+                result.append(placeholder(name, conversion or "", spec or ""))
+                continue
         else:
             argument = keywords.get(root)
         # A keyword field keeps the name its author gave it; a positional one is named by its value,
