@@ -6,24 +6,26 @@
 1. Every (record, release) pair listed: in `git show <release>:<path>`, every word of three
    letters or more of the message's literal text is within 80 lines above the line given (a
    message held in a variable) to 15 below, or to where the brackets the line opens close
-   (string literals joined across lines read as one), and the line says `raise`, `assert` or `yield` (or calls `set_exception`,
-   `raise_from`, `reraise` or `warn`, or is a `@deprecated(` decorator), or calls a function
+   (string literals joined across lines read as one), and the line says `raise`, `assert`
+   or `yield` (or calls `set_exception`, `raise_from`, `reraise` or `warn`, or is a
+   `@deprecated(` decorator), or calls a function
    that release defines (a raise helper), or is an entry of a table of error messages
    (`error_messages` above it); or the line raises and the words are in the definition of a
    function it calls (a message a function makes); or the line says `raise X` (or `yield X`,
    a call or not) and the words are in the definition of class X in that release, or of one
    of its bases, three deep (a message the class builds, or builds around the text given
    there); or the line raises or asserts with a name the module assigns once, at its top
-   level, to a text with the words (`MESSAGE = "…"`), or with `self.NAME` (or `cls.NAME`)
-   where the file binds NAME in a class body to a text with the words, or to a module
-   constant that holds one. A pair said to be issued as a warning
-   is at a `warnings.warn` call (or `warn(…)`, or a `@deprecated("…")` decorator), and every
-   other pair is not.
+   level, to a text with the words (`MESSAGE = "…"`), or with `self.NAME` (`cls.NAME`,
+   `Class.NAME`) where the file binds NAME in a class body to a text with the words, or to
+   a module constant that holds one (words the raise's own lines fill in counted). A pair
+   said to be issued as a warning is at a `warnings.warn` call (or `warn(…)`, or a
+   `@deprecated("…")` decorator), and every other pair is not.
 2. Every pair not listed: `git grep -F` of the record's longest literal run (20 characters
    or more, with a space, on one source line) in that release's Python files (tests, docs,
    examples and benchmarks left out, as scan leaves them), in a string and not in a comment,
    where a raise takes its message: the hit's line or one of the five above it raises,
-   asserts, yields an exception, issues a warning or makes an exception (`…Error(`), or the
+   asserts, yields an exception, issues a warning or makes an exception (`…Error(`, not
+   one handed to a call, `self.write_error(ServerError("…"))`, nor assigned), or the
    hit is given to a call of a function of that release that raises (not a log call), or
    the hit is assigned to a name that a raise within 40 lines below uses, or that names a
    message (`msg_template = "…"`) and no log or `.warn(` call below shows. A hit
@@ -231,9 +233,9 @@ def how_raised(
     for name in CONSTANT_RE.findall(called) if raises else []:  # `MESSAGE = "…"`
         assigned = [n for n, line in enumerate(lines) if line.startswith(f"{name} =")]
         text = assigned_text(lines, assigned[0]) if assigned else ""
-        if len(assigned) == 1 and all(w in text for w in words):
+        if len(assigned) == 1 and all(w in text or w in wide for w in words):
             return "a module constant"
-        if not assigned and all(w in constant_text(git, commit, name) for w in words):
+        if not assigned and all(w in wide or w in constant_text(git, commit, name) for w in words):
             return "another module's constant"
     for name in ATTRIBUTE_RE.findall(called) if raises else []:  # `self.invalid_message`
         bound = [n for n, line in enumerate(lines) if re.match(rf"\s+{name}\s*(:[^=]*)?=", line)]
@@ -286,7 +288,10 @@ RAISING_RE = re.compile(
     r"\b(raise|assert|set_exception|raise_from|reraise|raise_|raise_from_cause)\b"
     r"|\byield\s+(?:[\w.]+\.)?[A-Z]"  # an exception yielded, not any value
     r"|\bwarnings\.warn|(?<![\w.])warn(?:_explicit)?\("  # not docutils' `self.directive.warn(`
-    r"|@(?:\w+\.)?deprecated\(|[A-Z]\w*(?:Error|Exception|Warning)\("
+    r"|@(?:\w+\.)?deprecated\("
+    # an exception made, not one handed to a call (`self.write_error(ServerError("…"))`)
+    # nor assigned (`exception = ServerError("…")`: a raise below must read the name)
+    r"|(?<![(\w.=])(?<!= )(?:\w+\.)*[A-Z]\w*(?:Error|Exception|Warning)\("
 )
 # A logging call: what it is given is logged, not raised (`log.msg("Discarding …")`).
 LOG_CALL_RE = re.compile(
@@ -407,7 +412,8 @@ def function_bodies(git: Any, commit: str, name: str) -> list[tuple[str, str]]:
 
 CLASS_LINE_RE = re.compile(r"^\s*class\s+(\w+)")
 CONSTANT_RE = re.compile(r"\b_?[A-Z][A-Z0-9_]{2,}\b")
-ATTRIBUTE_RE = re.compile(r"\b(?:self|cls)\.(\w+)\b(?!\s*\()")  # `self.name`, not a call
+# `self.name`, `Class.name`, not a call
+ATTRIBUTE_RE = re.compile(r"\b(?:self|cls|[A-Z]\w*)\.(\w+)\b(?!\s*\()")
 raised_classes: dict[str, set[str]] = {}
 
 
