@@ -413,7 +413,7 @@ def function_bodies(git: Any, commit: str, name: str) -> list[tuple[str, str]]:
 CLASS_LINE_RE = re.compile(r"^\s*class\s+(\w+)")
 CONSTANT_RE = re.compile(r"\b_?[A-Z][A-Z0-9_]{2,}\b")
 # `self.name`, `Class.name`, not a call
-ATTRIBUTE_RE = re.compile(r"\b(?:self|cls|[A-Z]\w*)\.(\w+)\b(?!\s*\()")
+ATTRIBUTE_RE = re.compile(r"(?<![\w.])(?:self|cls|_?[A-Z]\w*)\.(\w+)\b(?!\s*\()")
 raised_classes: dict[str, set[str]] = {}
 
 

@@ -1041,12 +1041,12 @@ class HTTPBasic(HTTPBase):
 
 class Validator(HTTPBase):
     def invalid(self, msg, cause=None):
-        exc = HTTPException(status_code=400, detail=msg)
+        exc = HTTPException(status_code=400, detail=msg.format_map({"field": self.name}))
         exc.__cause__ = cause
         return exc
 
     def check(self, value):
-        raise self.invalid(f"{value!r} is not a valid version", cause=None)
+        raise self.invalid(f"{value!r} is not a valid version of {{field}}", cause=None)
 """
 
 
@@ -1074,8 +1074,9 @@ def test_a_message_a_function_of_the_module_makes_is_found_and_checked_at_its_ca
             3,
         ),
         "Not authenticated": ("HTTPException", "pkg/security.py", 16),
-        # packaging's: the message is what the call gives the method that makes it
-        "{value!r} is not a valid version": ("HTTPException", "pkg/security.py", 29),
+        # packaging's: the message is what the call gives the method that makes it, its
+        # `{field}` (an f-string's `{{field}}`) filled in there
+        "{value!r} is not a valid version of {name}": ("HTTPException", "pkg/security.py", 29),
     }
     skipped = {(s["path"], s["line"]): s["reason"] for s in summary["skipped_sites"]}
     assert skipped[("pkg/types.py", 43)] == "message is not built from string literals"
@@ -1094,7 +1095,8 @@ def test_a_message_a_function_of_the_module_makes_is_found_and_checked_at_its_ca
     assert records["Not authenticated"]["source"]["through"] == [
         "HTTPBase.make_not_authenticated_error"
     ]
-    assert records["{value!r} is not a valid version"]["source"]["through"] == ["Validator.invalid"]
+    made = records["{value!r} is not a valid version of {name}"]
+    assert made["source"]["through"] == ["Validator.invalid"]
     schema = records["Cannot generate a JsonSchema for core_schema.CallableSchema"]
     assert schema["source"]["through"] == ["GenerateJsonSchema.handle_invalid"]
     # drift follows them; `check` takes each call as the raise, and still warns of a line

@@ -462,7 +462,60 @@ def template_of(node: ast.expr, names: _Names) -> str | None:
         text = joined_text(node.func.value)
         if node.func.attr == "format" and text is not None:
             return format_template(text, node, names)
+        if node.func.attr == "format_map" and text is not None:
+            mapped = format_map_call(node)
+            return None if mapped is None else format_template(text, mapped, names)
+        fields = node if node.func.attr == "format" else None
+        fields = format_map_call(node) if node.func.attr == "format_map" else fields
+        if isinstance(node.func.value, ast.JoinedStr) and fields is not None:
+            filled = formatted_fstring(node.func.value, fields)
+            return None if filled is None else fstring_template(filled, names)
     return None
+
+
+def formatted_fstring(node: ast.JoinedStr, call: ast.Call) -> ast.JoinedStr | None:
+    """An f-string whose text `.format()` then fills in (`f"{value!r} is invalid for
+    {{field}}".format_map({"field": name})`), as the one f-string it makes; None where a
+    field is not given by name or place."""
+    keywords = {k.arg: k.value for k in call.keywords if k.arg}
+    parts: list[ast.expr] = []
+    auto = 0
+    for part in node.values:
+        if not isinstance(part, ast.Constant):
+            parts.append(part)
+            continue
+        try:
+            fields = list(string.Formatter().parse(str(part.value)))
+        except ValueError:
+            return None
+        for literal, name, spec, conversion in fields:
+            parts.append(ast.Constant(literal))
+            if name is None:
+                continue
+            if name == "" or name.isdigit():
+                position = auto if name == "" else int(name)
+                auto += name == ""
+                value = call.args[position] if position < len(call.args) else None
+            else:
+                value = keywords.get(name)
+            if value is None or isinstance(value, ast.Starred):
+                return None
+            shown = ord(conversion) if conversion else -1
+            format_spec = ast.JoinedStr([ast.Constant(spec)]) if spec else None
+            parts.append(ast.FormattedValue(value, shown, format_spec))
+    return ast.JoinedStr(parts)
+
+
+def format_map_call(call: ast.Call) -> ast.Call | None:
+    """`text.format_map({"field": x})` as the `text.format(field=x)` it is the same as."""
+    mapping = call.args[0] if len(call.args) == 1 and not call.keywords else None
+    if not isinstance(mapping, ast.Dict):
+        return None
+    keys = [literal_text(key) if key is not None else None for key in mapping.keys]
+    if any(key is None or not key.isidentifier() for key in keys):
+        return None
+    given = [ast.keyword(key, value) for key, value in zip(keys, mapping.values, strict=True)]
+    return ast.Call(call.func, [], given)
 
 
 def fstring_template(node: ast.JoinedStr, names: _Names) -> str:
@@ -903,7 +956,7 @@ def filled_template(message: ast.expr) -> ast.expr | None:
     if (
         isinstance(message, ast.Call)
         and isinstance(message.func, ast.Attribute)
-        and message.func.attr == "format"
+        and message.func.attr in ("format", "format_map")
     ):
         return message.func.value
     return None
@@ -2339,11 +2392,13 @@ def bound_otherwise(scope: ast.AST, name: str) -> bool:
 def given_argument(
     call: ast.Call, function: FunctionNode, method: bool, message: ast.expr
 ) -> ast.expr | None:
-    """A message the function makes, as a call of it gives it: the argument the call gives
-    the parameter it is (by keyword, or by position, a method's `self` not counted), or the
-    message as it is written there; None for a variable of the function's own."""
-    if not isinstance(message, ast.Name) or not is_parameter(function, message.id):
-        return message if template_variable(message) is None else None
+    """A message the function makes, as a call of it gives it: with the argument the call
+    gives the parameter it is, or whose text it fills in (`msg.format_map({"field": …})`),
+    by keyword or by position (a method's `self` not counted); or the message as it is
+    written there; None for a variable of the function's own."""
+    held = template_variable(message)
+    if held is None or not is_parameter(function, held.id):
+        return message if held is None else None
     given = {k.arg: k.value for k in call.keywords if k.arg}
     positional = [a.arg for a in [*function.args.posonlyargs, *function.args.args]]
     static = any(last_name(d) == "staticmethod" for d in function.decorator_list)
@@ -2351,7 +2406,8 @@ def given_argument(
         positional = positional[1:]
     if not any(isinstance(a, ast.Starred) for a in call.args):
         given.update(zip(positional, call.args, strict=False))
-    return given.get(message.id)
+    argument = given.get(held.id)
+    return None if argument is None else substituted(message, held.id, argument)
 
 
 def is_parameter(scope: ast.AST, name: str) -> bool:
