@@ -1218,16 +1218,15 @@ class _Scanner:
         nearest base here) binds the name to in its body, then what each subclass here binds
         it to instead (Rich's `IntPrompt.validate_error_message`); of `Class.name`, a class
         of the module, what it or its nearest base binds; each a module constant read as
-        the module holds it (`error_envvar_not_set = ERROR_ENVVAR_NOT_SET`). None for a
+        the module holds it (`error_envvar_not_set = ERROR_ENVVAR_NOT_SET`). Nothing for a
         name the module sets on an instance (`self.message = …`), nor in the `__init__` or
         `__str__` of a class that builds its message (`self.msg_template.format(…)`): what
         it builds from is read with the class (`ExceptionClass.templates`), each subclass's
         its own."""
         instance = receiver in ("self", "cls")
         owner = self.walks_class() if instance else receiver
-        if owner not in self.defined.bases or name in self.instance_attributes:
-            return []
-        if self.building() is not None:
+        building = self.building() is not None
+        if owner not in self.defined.bases or name in self.instance_attributes or building:
             return []
         attributes = self.defined.attributes
         bound = next(
