@@ -402,6 +402,16 @@ Unknown result backend: {0!r}.  Did you spell that correctly? ({1!r})
 def celery_style(backend, loader):
     raise ImproperlyConfigured(E_REDIS_MISSING.strip())
     raise ImproperlyConfigured(UNKNOWN_BACKEND.strip().format(backend, loader))
+
+
+def parse_warning_filter(arg, e):
+    error_template = dedent(
+        f'''\\
+        while parsing {arg}:
+          {{error}}
+        '''
+    )
+    raise UsageError(error_template.format(error=f"invalid: {e}"))
 """
 
 
@@ -440,6 +450,8 @@ def test_messages_in_gettext_calls_other_arguments_and_module_constants() -> Non
             "Unknown result backend: {backend!r}.  Did you spell that correctly? ({loader!r})",
             (),
         ),
+        # pytest's: an f-string dedented, its `{{error}}` filled in where it is raised
+        ("UsageError", "while parsing {arg}:\n  invalid: {e}\n", ()),
     ]
     assert found() == expected
     configured = ("ValueError", "Unknown colour {name}", ())

@@ -13,9 +13,11 @@ import ast
 import copy
 import dataclasses
 import functools
+import inspect
 import re
 import string
 import sys
+import textwrap
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -409,18 +411,23 @@ STRIPS: dict[str, Callable[[str], str]] = {
     "lstrip": str.lstrip,
     "rstrip": str.rstrip,
 }
+# Functions that give a text back with only its white space changed
+DEDENTS: dict[str, Callable[[str], str]] = {
+    "dedent": textwrap.dedent,
+    "cleandoc": inspect.cleandoc,
+}
 
 
 def stripped(node: ast.expr) -> tuple[ast.expr, Callable[[str], str]] | None:
-    """`X.strip()` (or `lstrip`, `rstrip`, with no argument): X, and what it does to X's text."""
-    if (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr in STRIPS
-        and not node.args
-        and not node.keywords
-    ):
+    """`X.strip()` (or `lstrip`, `rstrip`, with no argument), `dedent(X)` (or
+    `textwrap.dedent`, `inspect.cleandoc`): X, and what it does to X's text."""
+    if not isinstance(node, ast.Call) or node.keywords:
+        return None
+    if isinstance(node.func, ast.Attribute) and node.func.attr in STRIPS and not node.args:
         return node.func.value, STRIPS[node.func.attr]
+    name = last_name(node.func)
+    if name in DEDENTS and len(node.args) == 1 and not isinstance(node.args[0], ast.Starred):
+        return node.args[0], DEDENTS[name]
     return None
 
 
@@ -467,9 +474,11 @@ def template_of(node: ast.expr, names: _Names) -> str | None:
             return None if mapped is None else format_template(text, mapped, names)
         fields = node if node.func.attr == "format" else None
         fields = format_map_call(node) if node.func.attr == "format_map" else fields
-        if isinstance(node.func.value, ast.JoinedStr) and fields is not None:
-            filled = formatted_fstring(node.func.value, fields)
-            return None if filled is None else fstring_template(filled, names)
+        strip = stripped(node.func.value)  # `dedent(f"""…{{error}}""").format(error=…)`
+        joined, done = strip or (node.func.value, str)
+        if isinstance(joined, ast.JoinedStr) and fields is not None:
+            filled = formatted_fstring(joined, fields)
+            return None if filled is None else done(fstring_template(filled, names))
     return None
 
 
