@@ -466,16 +466,14 @@ def template_of(node: ast.expr, names: _Names) -> str | None:
         text = joined_text(node.left)
         return None if text is None else percent_template(text, node.right, names)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-        text = joined_text(node.func.value)
-        if node.func.attr == "format" and text is not None:
-            return format_template(text, node, names)
-        if node.func.attr == "format_map" and text is not None:
-            mapped = format_map_call(node)
-            return None if mapped is None else format_template(text, mapped, names)
+        # `.format_map({"field": x})` is `.format(field=x)`
         fields = node if node.func.attr == "format" else None
         fields = format_map_call(node) if node.func.attr == "format_map" else fields
+        text = joined_text(node.func.value)
+        if fields is not None and text is not None:
+            return format_template(text, fields, names)
         strip = stripped(node.func.value)  # `dedent(f"""…{{error}}""").format(error=…)`
-        joined, done = strip or (node.func.value, str)
+        joined, done = strip or (node.func.value, str)  # `str`: the text as it is
         if isinstance(joined, ast.JoinedStr) and fields is not None:
             filled = formatted_fstring(joined, fields)
             return None if filled is None else done(fstring_template(filled, names))
@@ -1833,10 +1831,7 @@ class _Scanner:
         """A helper of the first message that reads one of the function's parameters, if
         one does (for a relay, only a parameter handed on whole)."""
         method = any(isinstance(n, ast.ClassDef) for n in self.within[-1:])
-        static = any(last_name(d) == "staticmethod" for d in node.decorator_list)
-        positional = [a.arg for a in [*node.args.posonlyargs, *node.args.args]]
-        if method and not static:
-            positional = positional[1:]
+        positional = positional_parameters(node, method)
         parameters = positional + [a.arg for a in node.args.kwonlyargs]
         for message in messages:
             used = [n.id for n in ast.walk(message) if isinstance(n, ast.Name)]
@@ -2397,6 +2392,14 @@ def bound_otherwise(scope: ast.AST, name: str) -> bool:
     return False
 
 
+def positional_parameters(function: FunctionNode, method: bool) -> list[str]:
+    """The parameters a call of the function gives by position (a method's `self` or `cls`
+    not counted; a static method's first one is)."""
+    positional = [a.arg for a in [*function.args.posonlyargs, *function.args.args]]
+    static = any(last_name(d) == "staticmethod" for d in function.decorator_list)
+    return positional[1:] if method and not static else positional
+
+
 def given_argument(
     call: ast.Call, function: FunctionNode, method: bool, message: ast.expr
 ) -> ast.expr | None:
@@ -2408,12 +2411,8 @@ def given_argument(
     if held is None or not is_parameter(function, held.id):
         return message if held is None else None
     given = {k.arg: k.value for k in call.keywords if k.arg}
-    positional = [a.arg for a in [*function.args.posonlyargs, *function.args.args]]
-    static = any(last_name(d) == "staticmethod" for d in function.decorator_list)
-    if method and not static:
-        positional = positional[1:]
     if not any(isinstance(a, ast.Starred) for a in call.args):
-        given.update(zip(positional, call.args, strict=False))
+        given.update(zip(positional_parameters(function, method), call.args, strict=False))
     argument = given.get(held.id)
     return None if argument is None else substituted(message, held.id, argument)
 
