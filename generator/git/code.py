@@ -16,6 +16,7 @@ from errpages.git.pyraises import (
     ModuleScan,
     RaiseSite,
     ScanSettings,
+    looked_up,
     resolved,
     scan_module,
 )
@@ -108,8 +109,8 @@ class Code:
 
     def library(self, commit: str, needs: frozenset[str]) -> Library:
         """The classes and raise helpers of the commit's files (tests and the like left out)
-        that define these names, and the bases of the classes found and the helpers those
-        helpers hand their message on to, in turn."""
+        that define these names, and the bases of those classes and the helpers those helpers
+        hand their message on to, in turn: what resolving the names reaches, and no more."""
         key = (commit, needs)
         if key not in self.libraries:
             wanted, modules = set(needs), {}
@@ -125,15 +126,15 @@ class Code:
                     except (GitError, PinError):
                         modules[path] = None
                 found = [module for module in modules.values() if module is not None]
-                more = {b for m in found for c in m.classes for b in c.bases}
-                more |= {
-                    h.relay.name for m in found for h in m.helpers if h.name in wanted and h.relay
-                }
+                more = {b for m in found for c in m.classes if c.name in wanted for b in c.bases}
+                relays = [h.relay for m in found for h in m.helpers if h.name in wanted and h.relay]
+                more |= {n for r in relays for n in looked_up(r.name, r.owner, r.receiver)}
                 more -= wanted
                 if not paths or not more:
                     break
                 wanted |= more
-            self.libraries[key] = Library(found, top_packages(self.library_files(commit)))
+            packages = top_packages(self.library_files(commit))
+            self.libraries[key] = Library(found, packages, wanted)
         return self.libraries[key]
 
     def library_files(self, commit: str) -> list[str]:

@@ -18,7 +18,7 @@ import re
 import string
 import sys
 import textwrap
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Set
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -224,7 +224,8 @@ class ModuleScan:
     def needs(self) -> frozenset[str]:
         """The names of the classes and functions its pending raises wait on, and the classes
         it gives a message to, which may build theirs around it."""
-        named = {name for p in self.pending for name in (p.name, p.owner, p.made_by) if name}
+        named = {p.made_by for p in self.pending if p.made_by}
+        named |= {name for p in self.pending for name in looked_up(p.name, p.owner, p.receiver)}
         named |= {site.exception for site in self.sites if site.argument}
         return frozenset(named)
 
@@ -767,6 +768,12 @@ def classes_named_after(receiver: str) -> list[str]:
     return ["".join(words[start:]) for start in range(len(words))]
 
 
+def looked_up(name: str, owner: str, receiver: str) -> set[str]:
+    """The names the library resolves a call with: what it calls, the class of its receiver,
+    and the classes its receiver's name may be named after."""
+    return {n for n in (name, owner, *classes_named_after(receiver)) if n}
+
+
 def is_class_name(name: str) -> bool:
     return name.lstrip("_")[:1].isupper()
 
@@ -1070,10 +1077,6 @@ class _Scanner:
         self.translations = settings.translations
         self.modules: set[str] = set()  # the names `import …` binds (`_pytest` of `_pytest.x`)
         self.defined = definitions(module)
-        # Names a function of the module assigns (`global NAME`): no constant, whatever it says.
-        self.reassigned = {
-            name for node in ast.walk(module) if isinstance(node, ast.Global) for name in node.names
-        }
         self.made_by: dict[int, str] = {}  # by statement: the function that made its message
 
     def scan(self, statements: list[ast.stmt], scope: ast.AST) -> None:
@@ -1215,7 +1218,7 @@ class _Scanner:
         two values, the second when `PY3`; [] for a name bound otherwise, or that a function
         assigns (`global NAME`)."""
         assignments, where = self.bindings(self.module)
-        if name not in assignments or name in self.reassigned:
+        if name not in assignments or name in self.defined.assigned_globals:
             return []
         run = ast.Pass(lineno=sys.maxsize)  # a statement after the module's last one
         return assigned_messages(ast.Name(name), assignments, run, self.top_level, where)
@@ -1999,11 +2002,13 @@ class Definitions:
     """What a module's statements define: its functions, by the class they are methods of
     ("" for a function of the module) and name; each class's bases, by name; and what each
     class binds a name of its own body to (`invalid_version_message = _("…")`), the last
-    binding."""
+    binding; and the names a function assigns (`global NAME`): no constant, whatever the
+    module says."""
 
     functions: dict[tuple[str, str], FunctionNode]
     bases: dict[str, list[str]]
     attributes: dict[tuple[str, str], ast.expr]
+    assigned_globals: set[str]
 
     def ancestry(self, name: str) -> list[str]:
         """A class and its bases defined here, nearest first, each once (`class A(A)`)."""
@@ -2024,7 +2029,7 @@ def base_names(node: ast.ClassDef) -> tuple[str, ...]:
 
 def definitions(module: ast.Module) -> Definitions:
     """The module's definitions; statements only are read."""
-    found = Definitions({}, {}, {})
+    found = Definitions({}, {}, {}, set())
     pending: list[tuple[str | None, list[ast.stmt]]] = [("", module.body)]  # None: in a def
     while pending:
         owner, body = pending.pop()
@@ -2041,6 +2046,8 @@ def definitions(module: ast.Module) -> Definitions:
                 if owner is not None:
                     found.functions[owner, node.name] = node
                 pending.append((None, node.body))
+            elif isinstance(node, ast.Global):
+                found.assigned_globals.update(node.names)
             else:
                 pending += [(owner, inner) for inner in inner_bodies(node)]
     return found
@@ -2122,20 +2129,28 @@ class Library:
     """The classes and raise helpers of the modules of one commit, by name: what resolves
     the raises a module leaves pending."""
 
-    def __init__(self, modules: Iterable[ModuleScan], packages: frozenset[str] = frozenset()):
+    def __init__(
+        self,
+        modules: Iterable[ModuleScan],
+        packages: frozenset[str] = frozenset(),
+        names: Set[str] | None = None,
+    ):
         # The repository's own top-level packages: a class imported from another (a name
         # also defined here, as `pydantic_core.ValidationError`) is not resolved here.
         self.packages = packages
         self.classes: dict[str, list[ExceptionClass]] = {}
         self.helpers: dict[str, list[Helper]] = {}
         self.makers: dict[str, list[MessageMaker]] = {}
-        for module in modules:
+        for module in modules:  # of what they define, the `names` resolving looks up (or all)
             for defined in module.classes:
-                self.classes.setdefault(defined.name, []).append(defined)
+                if names is None or defined.name in names:
+                    self.classes.setdefault(defined.name, []).append(defined)
             for helper in module.helpers:
-                self.helpers.setdefault(helper.name, []).append(helper)
+                if names is None or helper.name in names:
+                    self.helpers.setdefault(helper.name, []).append(helper)
             for maker in module.makers:
-                self.makers.setdefault(maker.name, []).append(maker)
+                if names is None or maker.name in names:
+                    self.makers.setdefault(maker.name, []).append(maker)
 
     def lineage(self, name: str) -> list[str]:
         """A class and its bases, nearest first, each once."""
