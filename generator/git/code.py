@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from errpages.content.schema import is_repo_path
@@ -43,9 +43,8 @@ CONSTANT_RE = re.compile(r"^(\w+)[ \t]*(?::[^=\n]*)?=[^=]", re.MULTILINE)  # `NA
 
 @dataclass(frozen=True)
 class ParsedFile:
-    """A Python file's lines and its raises with a message (none when it does not parse)."""
+    """A Python file's raises with a message (none when it does not parse)."""
 
-    lines: list[str]
     sites: tuple[RaiseSite, ...]
     templates: tuple[str, ...]  # each site's canonical template
     words: tuple[tuple[str, ...], ...]  # each template's words, for `similarity`
@@ -55,7 +54,7 @@ class ParsedFile:
 class Code:
     """The repository's files as drift and history read them: trees and files through one
     `git cat-file`, a folder unchanged since a commit read before not read again, each
-    distinct file content decoded, searched for words and parsed once for the run."""
+    distinct file version searched for words and parsed once while it is kept (`retain`)."""
 
     def __init__(
         self, repository: Repository, objects: ObjectReader, settings: ScanSettings
@@ -67,11 +66,22 @@ class Code:
         self.library_paths: dict[str, list[str]] = {}  # by commit
         self.definitions: dict[str, frozenset[str]] = {}  # by blob hash
         self.files_at: dict[tuple[str, str], ParsedFile] = {}  # by commit and path
-        self.texts: dict[str, str | Exception] = {}  # by blob hash
         self.words: dict[str, frozenset[str]] = {}  # by blob hash
         self.trees: dict[str, dict[str, str]] = {}  # tree hash -> {path below it: blob hash}
         self.commits: dict[str, dict[str, str]] = {}  # commit -> {path: blob hash}
         self.renames: dict[tuple[str, str], dict[str, str]] = {}
+
+    def retain(self, kept: Callable[[str], bool]) -> None:
+        """Let go of what was read at the commits and of the file versions (by hash) not
+        `kept`: a walk through a long history holds what a few releases take."""
+        for cache in (self.modules, self.definitions, self.words):
+            for sha in [sha for sha in cache if not kept(sha)]:
+                del cache[sha]
+        self.parsed = {key: file for key, file in self.parsed.items() if kept(key[0])}
+        self.files_at = {key: file for key, file in self.files_at.items() if kept(key[0])}
+        self.libraries = {key: library for key, library in self.libraries.items() if kept(key[0])}
+        self.library_paths = {c: paths for c, paths in self.library_paths.items() if kept(c)}
+        self.commits = {commit: files for commit, files in self.commits.items() if kept(commit)}
 
     def files(self, commit: str) -> dict[str, str]:
         """Every regular file of the commit (no link, no submodule, no `..` or other name that
@@ -174,8 +184,7 @@ class Code:
             sites = tuple(found)
             templates = tuple(canonical(site.template) for site in sites)
             words = tuple(tuple(TOKEN_RE.findall(t)) for t in templates)
-            lines = source_lines(self.text_of(sha, path))
-            parsed = self.parsed[key] = ParsedFile(lines, sites, templates, words, unparsed)
+            parsed = self.parsed[key] = ParsedFile(sites, templates, words, unparsed)
         self.files_at[commit, path] = parsed
         return parsed
 
@@ -188,21 +197,17 @@ class Code:
 
     def text_of(self, sha: str, path: str) -> str:
         """A blob's text; GitError or PinError when it cannot be read as source."""
-        if sha not in self.texts:
-            found = self.objects.read(sha)
-            try:
-                if found is None or found[1] != "blob":
-                    raise GitError(f"{path}: object {sha[:12]} is missing")
-                self.texts[sha] = decode_source(found[2], path)
-            except (GitError, PinError) as exc:
-                self.texts[sha] = exc
-        text = self.texts[sha]
-        if isinstance(text, Exception):
-            raise text
-        return text
+        found = self.objects.read(sha)
+        if found is None or found[1] != "blob":
+            raise GitError(f"{path}: object {sha[:12]} is missing")
+        return decode_source(found[2], path)
 
     def exists(self, commit: str, path: str) -> bool:
         return path in self.files(commit)
+
+    def lines(self, commit: str, path: str) -> list[str]:
+        """A file's lines at commit; GitError or PinError when it cannot be read."""
+        return source_lines(self.text_of(self.blob(commit, path), path))
 
     def text(self, commit: str, path: str) -> str | None:
         try:

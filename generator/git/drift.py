@@ -99,10 +99,11 @@ def check_pinned(code: Code, record: Record, commit: str) -> tuple[str, RaiseSit
     source_path = record.source.path
     try:
         pinned = code.file(commit, source_path)
+        lines = code.lines(commit, source_path)
     except (GitError, PinError) as exc:
         return f"corrupt: {exc}", None
     snippet = record.source.snippet
-    there = pinned.lines[snippet.start_line - 1 : snippet.end_line]
+    there = lines[snippet.start_line - 1 : snippet.end_line]
     if dedented(there) != dedented(snippet.lines):  # a YAML block keeps no common indentation
         return "corrupt: the stored snippet differs from the file at the pinned commit", None
     if not source_path.endswith(PYTHON_SUFFIXES):
@@ -546,7 +547,7 @@ def repin(
         match = matches.get(index)
         if match is None or rows[record.id].status not in ("same", "moved"):
             continue
-        lines = code.file(target, match.path).lines
+        lines = code.lines(target, match.path)
         span = snippet_span(lines, match.site, None)
         pin = site_pin(record.repo, match.path, target, lines, match.site, span)
         pin = dataclasses.replace(pin, also_raised_at=places.get(index, ()))

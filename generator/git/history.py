@@ -324,16 +324,55 @@ def walk(
     (the others were all known)."""
     found: dict[str, dict[str, Finding]] = {item.record.id: {} for item in followed}
     count, looked_at = len(found_releases), set()
-    for forwards in (True, False):
-        for item in followed:
-            item.last, item.at = item.start, item.start.commit
-        for index in range(count) if forwards else reversed(range(count)):
-            if progress:
-                progress(index + 1 if forwards else 2 * count - index, 2 * count)
-            due = [item for item in followed if (item.anchor <= index) == forwards]
-            if step(code, found_releases[index], due, known, found):
-                looked_at.add(index)
+    steps = [(True, index) for index in range(count)]
+    steps += [(False, index) for index in reversed(range(count))]
+    last = last_reads(code, found_releases, steps, followed, known)
+    for number, (forwards, index) in enumerate(steps):
+        if number % count == 0:  # each walk starts at the records' pinned commits
+            for item in followed:
+                item.last, item.at = item.start, item.start.commit
+        if progress:
+            progress(number + 1, 2 * count)
+        release = found_releases[index]
+        if step(code, release, due_at(followed, forwards, index), known, found):
+            looked_at.add(index)
+        # what a later step reads, and what each record was last seen raised at: a record not
+        # found since is compared with it, however long ago that was
+        seen = {item.last.commit for item in followed}
+        code.retain(lambda name: last.get(name, -1) > number or name in seen)  # noqa: B023
     return found, len(looked_at)
+
+
+def due_at(followed: list[Followed], forwards: bool, index: int) -> list[Followed]:
+    """The records the walk that way follows through the release at that index."""
+    return [item for item in followed if (item.anchor <= index) == forwards]
+
+
+def last_reads(
+    code: Code,
+    found_releases: list[Release],
+    steps: list[tuple[bool, int]],
+    followed: list[Followed],
+    known: dict[str, dict[str, Finding]],
+) -> dict[str, int]:
+    """The last step of the walk that reads each commit and each file version (by hash): a
+    step reads its release, and the release it comes from, whose raises it compares with
+    (none where every finding is known). The records' pinned commits, where the walks start,
+    are read to the end."""
+    last: dict[str, int] = {}
+    for number, (forwards, index) in enumerate(steps):
+        due = due_at(followed, forwards, index)
+        if all(found_releases[index].name in known.get(item.record.id, {}) for item in due):
+            continue
+        came_from = index - 1 if forwards else index + 1
+        read = [i for i in (index, came_from) if 0 <= i < len(found_releases)]
+        for commit in {found_releases[i].commit for i in read}:
+            last[commit] = number
+            last.update(dict.fromkeys(code.files(commit).values(), number))
+    for commit in {item.start.commit for item in followed}:
+        last[commit] = len(steps)
+        last.update(dict.fromkeys(code.files(commit).values(), len(steps)))
+    return last
 
 
 def step(

@@ -155,6 +155,7 @@ def pin_record(
         code = Code(repository, objects, scan_settings(loaded))
         try:
             parsed = code.file(commit, request.path)
+            lines = code.lines(commit, request.path)
         except GitError as exc:
             raise PinError(str(exc)) from exc
     if parsed.unparsed:
@@ -164,7 +165,7 @@ def pin_record(
         request.repo,
         commit,
         request.path,
-        parsed.lines,
+        lines,
         parsed.sites if python else None,
         request.exception,
         request.message,
