@@ -1,6 +1,6 @@
 """History speed: `errpages history` over a real project's release tags, first and after a tag.
 
-    python -m benchmarks.history REPO_DIR [--path=pydantic] [--repo=pydantic/pydantic]
+    python -m benchmarks.history REPO_DIR [--path=pydantic] [--repo=pydantic/pydantic] [--tags=GLOB]
 
 REPO_DIR is a clone of the project (e.g. one `fetch` brought: a bare repository works).
 In a temporary folder: a clone of it sharing its objects (`git clone --shared --bare`,
@@ -13,13 +13,15 @@ then, as subprocesses (wall time, start-up included):
    history file and looks at the new tag only);
 3. nothing new: `errpages history` once more.
 
-Prints the figures, the records and releases followed, and how many releases each run
-looked at.
+Prints the figures, the records and releases followed, how many releases each run
+looked at, and the peak memory (maximum resident set) of the first run. `--tags` is
+handed to `errpages history` (SQLAlchemy's releases are `rel_*`).
 """
 
 from __future__ import annotations
 
 import argparse
+import resource
 import subprocess
 import sys
 import tempfile
@@ -51,6 +53,7 @@ def main() -> None:
     parser.add_argument("repo_dir", type=Path)
     parser.add_argument("--path", default="pydantic")
     parser.add_argument("--repo", default="pydantic/pydantic")
+    parser.add_argument("--tags")
     options = parser.parse_args()
     sys.path.insert(0, str(ROOT))
     from errpages.git.history import release_tags
@@ -59,7 +62,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         clone, content = Path(folder) / "clone.git", Path(folder) / "content"
         git(Path(folder), "clone", "-q", "--shared", "--bare", str(options.repo_dir), str(clone))
-        newest = release_tags(open_repository(clone), None)[-1]
+        newest = release_tags(open_repository(clone), options.tags)[-1]
         git(clone, "tag", "-d", newest.name)
         content.mkdir()
         errpages(
@@ -74,12 +77,17 @@ def main() -> None:
         )
         records = len(list((content / "errors").rglob("*.yaml")))
         history = ("history", "--repo-dir", str(clone), "--content", str(content))
+        history += ("--tags", options.tags) if options.tags else ()
+        scanned = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         first, said_first = errpages(*history)
+        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KiB, on Linux
         git(clone, "tag", newest.name, newest.commit)
         again, said_again = errpages(*history)
         nothing, said_nothing = errpages(*history)
     print(f"{options.repo_dir}: {records} records; {newest.name} put back after the first run")
     print(f"first run:            {first:6.2f} s  ({said_first})")
+    largest = "" if peak > scanned else " (or less: the scan before it took as much)"
+    print(f"first run's peak:     {peak / 1024:6.0f} MiB resident{largest}")
     print(f"after one more tag:   {again:6.2f} s  ({said_again})")
     print(f"nothing new:          {nothing:6.2f} s  ({said_nothing})")
 
