@@ -38,6 +38,7 @@ Prints the counts and the first examples of each kind.
 
 from __future__ import annotations
 
+import builtins
 import json
 import re
 import subprocess
@@ -108,7 +109,8 @@ def main(repo_dir: str, history_file: str) -> None:
     for example in wrong_kind[:8]:
         print("  ", example)
 
-    checked, misses, others, said, missed = 0, 0, 0, 0, []
+    checked, misses, others, unreadable = 0, 0, 0, 0
+    missed: list[tuple[str, str, list[tuple[str, int]], str]] = []
     unparsed = {(u["release"], u["path"]) for u in data.get("unparsed", [])}
     for record in data["records"]:
         listed = {pair["release"] for pair in record["raised"]}
@@ -148,22 +150,22 @@ def main(repo_dir: str, history_file: str) -> None:
             if at_a_raise(source(git, commit, path), int(number), commit, git):
                 hits[by_commit[commit]].append((path, int(number)))
         for release, found in hits.items():
-            near: Any = [
-                1 for p, n in found for cp, cn in claimed[release] if p == cp and abs(n - cn) <= 15
-            ]
+            nearby = any(
+                p == cp and abs(n - cn) <= 15 for p, n in found for cp, cn in claimed[release]
+            )
             commit = commits[release]
             raised = classes_raised(release, commit, claimed[release], git)
-            if near or any(class_of(git, commit, p, n) in raised for p, n in found):
+            if nearby or any(class_of(git, commit, p, n) in raised for p, n in found):
                 others += 1
             elif all((release, path) in unparsed for path, _ in found):
-                said += 1
+                unreadable += 1
             else:
                 misses += 1
                 missed.append((record["id"], release, found[:2], chunk))
     print(
         f"unlisted pairs checked with git grep: {checked}; the text found there: "
-        f"{misses + others + said} ({others} at a raise another record claims, or in a class "
-        f"another record's raise raises, {said} in files "
+        f"{misses + others + unreadable} ({others} at a raise another record claims, or in a "
+        f"class another record's raise raises, {unreadable} in files "
         f"the history says it could not parse, {misses} unclaimed)"
     )
     for example in missed[:8]:
@@ -185,7 +187,7 @@ def statement_end(lines: list[str], at: int) -> int:
     return at
 
 
-STATEMENT_CALL_RE = re.compile(r"^\s*(?:[\w.]+\.)?(\w+)\(")  # the call a line is: `node.warn(`
+STATEMENT_CALL_RE = re.compile(r"^\s*([\w.]+\.)?(\w+)\(")  # the call a line is: `node.warn(`
 CALL_RE = re.compile(r"(?:^|(?<=[\s.(=]))([A-Za-z_]\w*)\(")  # `X(f(…))`: both
 DEPRECATED_RE = re.compile(r"^\s*@(?:\w+\.)?deprecated\(")  # PEP 702's decorator
 WARN_CALL_RE = re.compile(r"\bwarnings\.warn(?:_explicit)?\(|(?<![\w.])warn(?:_explicit)?\(")
@@ -309,8 +311,8 @@ MESSAGE_NAME_RE = re.compile(r"template|message|msg|detail|error", re.IGNORECASE
 def at_a_raise(lines: list[str], number: int, commit: str, git: Any) -> bool:
     """Whether text a release has at a line is where a raise takes its message: the line or
     one of the five above raises (or makes an exception), or the text is given to a call of
-    a function of the release that raises (a raise helper's: `self.error("…")`; not an
-    abstract method's `raise NotImplementedError`), or it is
+    a function of the release that raises what it is given (a raise helper's:
+    `self.error("…")`), or it is
     assigned to a name that a raise in the 40 lines below reads (in its first ten lines),
     or that names a message (`msg_template = "…"`); not a log call or another function's
     argument (`scope.cancel("…")`)."""
@@ -322,7 +324,7 @@ def at_a_raise(lines: list[str], number: int, commit: str, git: Any) -> bool:
         return False
     called = CALL_RE.findall(opening)  # the call the text is given to, if it is
     bodies = [body for name in called for _, body in function_bodies(git, commit, name)]
-    if any(re.search(r"\braise\s+(?!NotImplementedError\b)\w", body) for body in bodies):
+    if any(raises_a_parameter(body) for body in bodies):
         return True  # `self.error("…")`, which raises
     for line in reversed(above):  # the assignment the text is in, if it is in one
         assigned = ASSIGNED_RE.match(line)
@@ -337,6 +339,23 @@ def at_a_raise(lines: list[str], number: int, commit: str, git: Any) -> bool:
             logged = any(REPORTED_RE.search(b) and read.search(b) for b in below)
             return used or (not logged and bool(MESSAGE_NAME_RE.search(name)))
     return False
+
+
+RAISE_RE = re.compile(r"\braise\s+(?!NotImplementedError\b)\w")  # not an abstract method's
+NOT_PARAMETERS = set(dir(builtins)) | {"def", "async", "self", "cls"}
+
+
+def raises_a_parameter(body: str) -> bool:
+    """Whether a function's text raises something made of one of its parameters (what its
+    signature names, to the first line ending in a colon), in the raise's first four lines."""
+    lines = body.splitlines()
+    end = next((n for n, line in enumerate(lines) if line.rstrip().endswith(":")), 0)
+    signature = " ".join(lines[: end + 1])
+    parameters = set(re.findall(r"\b[a-z_]\w*\b", signature)) - NOT_PARAMETERS
+    return any(
+        RAISE_RE.search(line) and parameters & set(re.findall(r"\w+", " ".join(lines[n : n + 4])))
+        for n, line in enumerate(lines[end + 1 :], end + 1)
+    )
 
 
 constants: dict[tuple[str, str], str] = {}
@@ -372,14 +391,16 @@ def warns_here(said: str, commit: str, git: Any, path: str, depth: int = 0) -> b
     """Whether a line, as git shows it, issues a warning: a `warnings.warn` call, PEP 702's
     decorator, or a call of a function that ends in issuing one (pytest's `node.warn(…)`,
     `config.issue_config_time_warning(…)`, and what calls those: two calls deep), one of
-    the line's own file when that file defines one of that name."""
+    the line's own file when that file defines one of that name and the call is not
+    through a module (`util.warn(…)`)."""
     if WARN_CALL_RE.search(said) or DEPRECATED_RE.match(said):
         return True
     called = STATEMENT_CALL_RE.match(said)
     if called is None or depth == 2:
         return False
-    bodies = function_bodies(git, commit, called[1])
-    bodies = [(at, body) for at, body in bodies if at == path] or bodies
+    bodies = function_bodies(git, commit, called[2])
+    if called[1] in (None, "self.", "cls."):
+        bodies = [(at, body) for at, body in bodies if at == path] or bodies
     for at, body in bodies:
         lines = body.splitlines()[1:]
         raised = [n for n, line in enumerate(lines) if re.search(r"\braise\b", line)]
@@ -391,7 +412,7 @@ def warns_here(said: str, commit: str, git: Any, path: str, depth: int = 0) -> b
 
 def function_bodies(git: Any, commit: str, name: str) -> list[tuple[str, str]]:
     """The path and text of each function of that name in a release, to its end (the first
-    line indented no deeper than its `def`)."""
+    line indented no deeper than its `def`, past a signature over several lines)."""
     defined(git, commit, "def", name)  # every definition of the release found
     bodies = []
     for path, number in definitions[commit].get(("def", name), []):
@@ -402,7 +423,9 @@ def function_bodies(git: Any, commit: str, name: str) -> list[tuple[str, str]]:
             (
                 at
                 for at in range(number, len(lines))
-                if lines[at].strip() and len(lines[at]) - len(lines[at].lstrip()) <= depth
+                if lines[at].strip()
+                and len(lines[at]) - len(lines[at].lstrip()) <= depth
+                and not lines[at].lstrip().startswith(")")  # a signature's closing line
             ),
             len(lines),
         )
