@@ -35,10 +35,12 @@ def worker_count(jobs: int, items: int) -> int:
 
 @contextmanager
 def collector_paused() -> Iterator[None]:
-    """Hold off Python's cycle collector while a build makes its long-lived objects.
+    """Hold off Python's cycle collector while a build, or a parse that is kept, makes its
+    long-lived objects.
 
     Loading hundreds of thousands of them had the collector walk all of them
-    again and again; what the build made goes to the oldest generation when
+    again and again (a history's parses too: each one counted towards the next
+    walk of everything held); what was made goes to the oldest generation when
     it ends, so the next collection does not walk it all once more.
     """
     was_enabled = gc.isenabled()

@@ -29,6 +29,7 @@ from errpages.git.repo import (
     renamed_paths,
 )
 from errpages.git.syntax import readable_source
+from errpages.parallel import collector_paused
 from errpages.site.messages import canonical
 
 PYTHON_SUFFIXES = (".py", ".pyi")
@@ -114,7 +115,8 @@ class Code:
         GitError or PinError when it cannot be read."""
         sha = self.blob(commit, path)
         if sha not in self.modules:
-            self.modules[sha] = python_module(self.text_of(sha, path), path, self.settings)
+            with collector_paused():  # its parse is kept while the releases that read it are read
+                self.modules[sha] = python_module(self.text_of(sha, path), path, self.settings)
         return self.modules[sha]
 
     def library(self, commit: str, needs: frozenset[str]) -> Library:
