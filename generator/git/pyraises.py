@@ -362,15 +362,21 @@ def marked_calls(node: ast.expr, translations: frozenset[str]) -> Iterator[ast.C
 def replaced(expression: ast.expr, replacement: Callable[[ast.AST], ast.expr | None]) -> ast.expr:
     """The expression (changed in place) with each node for which `replacement` gives one
     replaced by it."""
-
-    class Replace(ast.NodeTransformer):
-        def visit(self, node: ast.AST) -> ast.AST:
-            found = replacement(node)
-            return found if found is not None else self.generic_visit(node)
-
-    result = Replace().visit(expression)
+    result = Replace(replacement).visit(expression)
     assert isinstance(result, ast.expr)
     return result
+
+
+class Replace(ast.NodeTransformer):
+    """For `replaced`, made once (a class made per call is garbage that only a full
+    collection frees)."""
+
+    def __init__(self, replacement: Callable[[ast.AST], ast.expr | None]) -> None:
+        self.replacement = replacement
+
+    def visit(self, node: ast.AST) -> ast.AST:
+        found = self.replacement(node)
+        return found if found is not None else self.generic_visit(node)
 
 
 def swapping(target: ast.AST, value: ast.expr) -> Callable[[ast.AST], ast.expr | None]:
@@ -1003,18 +1009,14 @@ def substituted(expression: ast.expr, name: str, value: ast.expr) -> ast.expr:
     """The expression with `value` where it reads the variable `name`, or the attribute
     `self.name` when name is that (a copy)."""
 
-    class Substitute(ast.NodeTransformer):
-        def visit_Name(self, node: ast.Name) -> ast.expr:
-            return copy.deepcopy(value) if node.id == name else node
+    def reading(node: ast.AST) -> ast.expr | None:
+        if isinstance(node, ast.Name) and node.id == name:
+            return copy.deepcopy(value)
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            return copy.deepcopy(value) if f"{node.value.id}.{node.attr}" == name else None
+        return None
 
-        def visit_Attribute(self, node: ast.Attribute) -> ast.expr:
-            if isinstance(node.value, ast.Name) and f"{node.value.id}.{node.attr}" == name:
-                return copy.deepcopy(value)
-            self.generic_visit(node)
-            return node
-
-    result: ast.expr = Substitute().visit(copy.deepcopy(expression))
-    return result
+    return replaced(copy.deepcopy(expression), reading)
 
 
 def inner_bodies(node: ast.stmt) -> list[list[ast.stmt]]:
