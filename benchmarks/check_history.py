@@ -14,7 +14,9 @@
    function it calls (a message a function makes); or the line says `raise X` (or `yield X`,
    a call or not) and the words are in the definition of class X in that release, or of one
    of its bases, three deep (a message the class builds, or builds around the text given
-   there); or the line raises or asserts with a name the module assigns once, at its top
+   there), or the line enters a context manager that raises one of its parameters (`with
+   change_exception(errors.X, TypeError):`) and the words are in the definition of a
+   class the call names; or the line raises or asserts with a name the module assigns once, at its top
    level, to a text with the words (`MESSAGE = "…"`), or with `self.NAME` (`cls.NAME`,
    `Class.NAME`) where the file binds NAME in a class body to a text with the words, or to
    a module constant that holds one (words the raise's own lines fill in counted). A pair
@@ -31,7 +33,7 @@
    message (`msg_template = "…"`) and no log or `.warn(` call below shows. A hit
    is a miss unless another record of the history claims a raise within 15 lines of it in
    that release, or it is in the definition of a class that such a raise raises (a message
-   the class builds), or the history said that file could not be parsed there.
+   the class builds) or names to a context manager, or the history said that file could not be parsed there.
 
 Prints the counts and the first examples of each kind.
 """
@@ -196,6 +198,8 @@ CLASS_RAISED_RE = re.compile(r"\b(?:raise|yield)\s+(?:[\w.]+\.)?([A-Z_]\w*)\s*(?
 HELD_RAISED_RE = re.compile(r"\braise\s+([a-z_]\w*)\s*(?:$|from\b)")  # `raise error`
 RAISING_CALL_RE = re.compile(r"\b(set_exception|raise_from|reraise|raise_|raise_from_cause)\(")
 CLASS_CALLED_RE = re.compile(r"\b([A-Z_]\w*)\s*\(")
+WITH_CALL_RE = re.compile(r"^\s*(?:async\s+)?with\s+(?:[\w.]+\.)?(\w+)\(")  # a context manager
+CLASS_NAME_RE = re.compile(r"(?<![\w.])(?:[a-z_]\w*\.)*([A-Z_]\w*)\b")  # `errors.IntegerError`
 # `import warnings as w`, `from warnings import warn as _warn`, `deprecated as _deprecated`
 ALIAS_RE = re.compile(r"\b(warnings|typing_extensions|warn|warn_explicit|deprecated)\s+as\s+(\w+)")
 aliases: dict[tuple[str, str], list[tuple[str, str]]] = {}  # by commit and path
@@ -258,6 +262,12 @@ def how_raised(
                 return "a raise helper's call"
             if WARN_CALL_RE.search(helper):
                 return "a warn helper's call"
+    entered = WITH_CALL_RE.match(said)  # `with change_exception(errors.X, TypeError):`
+    bodies = [b for _, b in function_bodies(git, commit, entered[1])] if entered else []
+    given_classes = CLASS_NAME_RE.findall(said[entered.end() :]) if entered else []
+    for given in given_classes if any(map(raises_a_parameter, bodies)) else []:
+        if all(w in wide or w in class_text(git, commit, given) for w in words):
+            return "built by the class a context manager raises"
     raised = CLASS_RAISED_RE.search(said)
     if raised is None and RAISING_CALL_RE.search(said):  # `reraise(X, X(…), tb)` over lines
         raised = CLASS_CALLED_RE.search("\n".join(lines[at - 1 : at + 4]))
@@ -452,9 +462,12 @@ def classes_raised(release: str, commit: str, claimed: set[tuple[str, int]], git
         found = set()
         for path, line in claimed:
             lines = source(git, commit, path)
-            match = CLASS_RAISED_RE.search(lines[line - 1]) if line <= len(lines) else None
+            said = lines[line - 1] if line <= len(lines) else ""
+            match = CLASS_RAISED_RE.search(said)
             if match:
                 found.add(match[1])
+            elif entered := WITH_CALL_RE.match(said):  # the classes a context manager is given
+                found.update(CLASS_NAME_RE.findall(said[entered.end() :]))
         raised_classes[release] = found
     return raised_classes[release]
 

@@ -128,16 +128,20 @@ class Candidate:
     elsewhere: bool  # in another file than the one looked in first
     ratio: float  # how alike the messages are (1.0: the same)
     same_check: int  # the conditions it keeps of those looked for, +1 if its placeholders too
+    # raised the way it was: by itself, or through the same helper (pydantic 0.32 raises
+    # `DateTimeError` after `if not match:`, and through `with change_exception(…)` below)
+    same_way: bool
     distance: int  # lines from where it was (in its own file)
 
     @property
-    def rank(self) -> tuple[int, bool, float, int, int, str, int]:
+    def rank(self) -> tuple[int, bool, float, int, bool, int, str, int]:
         """Lower is better: of two messages alike, the one that keeps the check it was."""
         return (
             self.tier,
             self.elsewhere,
             -self.ratio,
             -self.same_check,
+            not self.same_way,
             self.distance,
             self.path,
             self.site.line,
@@ -165,6 +169,7 @@ class Wanted:
     # is another check, not it moved back)
     after_gap: bool = False
     also: frozenset[str] = frozenset()  # the other files its record raises it in
+    helper: str = ""  # the raise helper it went through, if one
 
     @classmethod
     def of(
@@ -193,6 +198,7 @@ class Wanted:
             bool(site and site.built_by),
             after_gap,
             also,
+            site.helper if site else "",
         )
 
 
@@ -255,8 +261,11 @@ def candidates(
             same_check = len(set(site.conditions) & set(wanted.conditions)) + (
                 placeholders(site.template) == wanted.names
             )
+            same_way = site.helper == wanted.helper
             found.append(
-                Candidate(index, path, site, tier, place == 1, ratio, same_check, distance)
+                Candidate(
+                    index, path, site, tier, place == 1, ratio, same_check, same_way, distance
+                )
             )
     return found
 

@@ -144,7 +144,9 @@ class Relay:
 class Helper:
     """A function or method that always raises, with one of its parameters in the message
     (`def fail(self, message, …): raise BadParameter(message, …)`): its callers raise; or
-    that hands one of its parameters to `warnings.warn`: its callers issue a warning."""
+    raises so only under a condition (`if len(self._entities) > 1: raise
+    InvalidRequestError(rationale or "…")`): its callers raise under it too; or that hands
+    one of its parameters to `warnings.warn`: its callers issue a warning."""
 
     name: str
     owner: str  # the class it is a method of ("" for a function)
@@ -164,6 +166,13 @@ class Helper:
     # It hands the parameter on to another helper, which raises or issues it: what the
     # library resolves it with (`templates` is then the one `{parameter}`)
     relay: Relay | None = None
+    # What must hold in it for it to raise, when it raises only then (and may return a value
+    # otherwise): said as its callers would say it, RECEIVER where it reads its own `self`
+    conditions: tuple[str, ...] = ()
+    # A context manager: it raises when the block a `with` of it runs raises (its
+    # conditions then say what it handles); `parameter` is "" where it raises the class a
+    # call names (`raise raise_exc from e`), whose message the class builds
+    context: bool = False
 
     @property
     def title(self) -> str:
@@ -207,6 +216,13 @@ class Pending:
     made_by: str = ""
     # for a class: what the raise gives it, each argument by position ("0") or keyword
     passed: tuple[str, ...] = ()
+    # for a call of a method, the code of what it is called on (`self`, `query`): a helper's
+    # conditions read that where they read the helper's own `self`
+    called_on: str = ""
+    entered: bool = False  # a call a `with` enters (`with change_exception(…):`)
+    # for such a call, each positional argument as written when it is a name (`re.error`),
+    # else "": what an `except` of the context manager reads where it reads the parameter
+    names: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -222,12 +238,15 @@ class ModuleScan:
     makers: tuple[MessageMaker, ...]
 
     def needs(self) -> frozenset[str]:
-        """The names of the classes and functions its pending raises wait on, and the classes
-        it gives a message to, which may build theirs around it."""
+        """The names of the classes and functions its pending raises wait on, the classes it
+        gives a message to, which may build theirs around it, and those it gives a context
+        manager, which may raise them."""
         named = {p.made_by for p in self.pending if p.made_by}
         named |= {name for p in self.pending for name in looked_up(p.name, p.owner, p.receiver)}
         named |= {site.exception for site in self.sites if site.argument}
-        return frozenset(named)
+        entered = [p for p in self.pending if p.entered]  # a class a context manager raises
+        named |= {c for p in entered for c in (*p.classes, *dict(p.keyword_classes).values())}
+        return frozenset(named - {""})
 
 
 class _Names:
@@ -1080,6 +1099,8 @@ class _Scanner:
         self.modules: set[str] = set()  # the names `import …` binds (`_pytest` of `_pytest.x`)
         self.defined = definitions(module)
         self.made_by: dict[int, str] = {}  # by statement: the function that made its message
+        # by function: its own raises, each with what holds where it is, within it
+        self.raised_in: dict[int, list[tuple[ast.Raise, tuple[Condition, ...]]]] = {}
 
     def scan(self, statements: list[ast.stmt], scope: ast.AST) -> None:
         self.bodies.append(tuple(map(statement_span, statements)))
@@ -1087,6 +1108,9 @@ class _Scanner:
         for node in statements:
             if isinstance(node, ast.Raise):
                 self.scope = scope
+                if self.functions:
+                    raised = (node, tuple(self.conditions))
+                    self.raised_in.setdefault(id(self.within[-1]), []).append(raised)
                 self.visit_raise(node)
             elif isinstance(node, ast.Assert):
                 self.scope = scope
@@ -1094,6 +1118,11 @@ class _Scanner:
             elif isinstance(node, (ast.Expr, ast.Return, ast.Assign)):
                 self.scope = scope
                 self.visit_statement(node)
+            elif isinstance(node, (ast.With, ast.AsyncWith)):
+                self.scope = scope
+                for item in node.items:
+                    if isinstance(item.context_expr, ast.Call):
+                        self.visit_call(node, item.context_expr, entered=True)
             elif isinstance(node, ast.ImportFrom):
                 origin = "." * node.level + (node.module or "")
                 self.imported.update((a.asname or a.name, origin) for a in node.names)
@@ -1474,8 +1503,15 @@ class _Scanner:
                 if made_class.endswith(EXCEPTION_SUFFIXES):  # not `yield Token("(")`
                     self.visit_raised(node, made_class, made)
             return
-        if not isinstance(value, ast.Call) or isinstance(node, ast.Assign):
+        top = value if isinstance(value, ast.Call) and not isinstance(node, ast.Assign) else None
+        # A helper that raises only under a condition returns a value otherwise: a call of it
+        # with a message can be anywhere (`self._only_mapper_zero("…").identity_key(…)`).
+        for call in inner_calls(value, top):
+            if last_name(call.func) not in self.translations:
+                self.visit_call(node, call, worded=True)
+        if top is None:
             return
+        value = top
         if self.warns(value):
             self.visit_warn(node, value)
             return
@@ -1485,26 +1521,56 @@ class _Scanner:
                 for made_class, made in self.exceptions_in(argument, node):
                     self.visit_raised(node, made_class, made)
             return
-        if name is None or is_class_name(name) or name.startswith("__") or not value.args:
+        self.visit_call(node, value)
+
+    def visit_call(
+        self, node: ast.stmt, call: ast.Call, worded: bool = False, entered: bool = False
+    ) -> None:
+        """A call that may be of a raise helper, with a message among its arguments (one that
+        reads as a sentence, when `worded`), or, for a context manager a `with` enters, a
+        message or a class: pending until the library says."""
+        name = last_name(call.func)
+        if name is None or is_class_name(name) or name.startswith("__") or not call.args:
             return
-        arguments = tuple(self.argument_templates(node, a) for a in value.args)
+        arguments = tuple(self.argument_templates(node, a) for a in call.args)
         keywords = tuple(
-            (k.arg, self.argument_templates(node, k.value)) for k in value.keywords if k.arg
+            (k.arg, self.argument_templates(node, k.value)) for k in call.keywords if k.arg
         )
-        if any(arguments) or any(found for _, found in keywords):
-            site = self.site(node, "", "", self.conditions)
-            owner = self.receiver_class(value.func)
-            receiver = "" if owner else receiver_name(value.func)
-            classes = tuple(class_named(a) or instance_class(a) for a in value.args)
-            keyword_classes = tuple(
-                (k.arg, class_named(k.value) or instance_class(k.value))
-                for k in value.keywords
-                if k.arg
+        classes = tuple(class_named(a) or instance_class(a) for a in call.args)
+        keyword_classes = tuple(
+            (k.arg, class_named(k.value) or instance_class(k.value)) for k in call.keywords if k.arg
+        )
+        given = [*arguments, *(found for _, found in keywords)]
+        if not any(sentence(found) if worded else found for found in given) and not (
+            entered and any(classes)
+        ):
+            return
+        site = self.site(node, "", "", self.conditions)
+        if entered:  # the `with` line, not its block
+            site = dataclasses.replace(site, end_line=call.end_lineno or call.lineno)
+        owner = self.receiver_class(call.func)
+        receiver = "" if owner else receiver_name(call.func)
+        called_on = ""
+        if isinstance(call.func, ast.Attribute):
+            on = call.func.value
+            called_on = on.id if isinstance(on, ast.Name) else ast.unparse(on)
+        self.pending.append(
+            Pending(
+                site,
+                name,
+                owner,
+                arguments,
+                keywords,
+                "",
+                "",
+                classes,
+                keyword_classes,
+                receiver,
+                called_on=called_on,
+                entered=entered,
+                names=tuple(map(dotted, call.args)) if entered else (),
             )
-            pending = Pending(
-                site, name, owner, arguments, keywords, "", "", classes, keyword_classes, receiver
-            )
-            self.pending.append(pending)
+        )
 
     def warns(self, call: ast.Call) -> bool:
         """Whether a call is of `warnings.warn` (or `warn_explicit`), named through the module
@@ -1753,27 +1819,103 @@ class _Scanner:
         """A raise helper: a function whose last statement raises a message built from one of
         its parameters, that never returns a value; or a warn helper, that hands one of its
         parameters to `warnings.warn` (in its own body, not a function it defines); or one
-        that hands it on to what may be another helper."""
+        that hands it on to what may be another helper; or else one that raises such a
+        message only under a condition."""
         if not self.within:
             self.visit_maker(node)
-        if any(isinstance(n, ast.Return) and n.value is not None for n in ast.walk(node)):
+        if any(last_name(d) in CONTEXT_MANAGERS for d in node.decorator_list):
+            self.visit_context_manager(node)
             return
-        last = node.body[-1]
-        if isinstance(last, ast.Raise) and isinstance(last.exc, ast.Call):
-            exception, exception_parameter = exception_name(last.exc), ""
-            if exception is None and isinstance(last.exc.func, ast.Name):
-                exception_parameter = last.exc.func.id
-                exception = class_default(node, exception_parameter)
-            if exception is not None:
-                messages = message_candidates(last.exc, self.settings.arguments.get(exception))
-                self.add_helper(node, last, exception, exception_parameter, messages)
+        if not any(isinstance(n, ast.Return) and n.value is not None for n in ast.walk(node)):
+            last = node.body[-1]
+            if isinstance(last, ast.Raise) and isinstance(last.exc, ast.Call):
+                if self.visit_raising(node, last, last.exc):
+                    return
+            else:
+                calls = own_calls(node)
+                if any(self.warns(c) and self.visit_warn_helper(node, s, c) for s, c in calls):
+                    return
+                for statement, call in reversed(calls):  # the one it ends in, if it hands on twice
+                    if self.visit_relay(node, statement, call):
+                        return
+        self.visit_guarded(node)
+
+    def visit_raising(
+        self,
+        node: FunctionNode,
+        raised: ast.Raise,
+        call: ast.Call,
+        conditions: tuple[str, ...] = (),
+    ) -> bool:
+        """Whether a raise of the function makes it a helper: its class named (or a parameter
+        that defaults to one: `exc=TemplateSyntaxError`), its message built from a parameter."""
+        exception, exception_parameter = exception_name(call), ""
+        if exception is None and isinstance(call.func, ast.Name):
+            exception_parameter = call.func.id
+            exception = class_default(node, exception_parameter)
+        if exception is None:
+            return False
+        messages = message_candidates(call, self.settings.arguments.get(exception))
+        return self.add_helper(
+            node, raised, exception, exception_parameter, messages, conditions=conditions
+        )
+
+    def visit_context_manager(self, node: FunctionNode) -> None:
+        """A context manager that raises when the block it wraps raises what it handles: the
+        class a `with` of it names (pydantic 0.32's `with change_exception(
+        errors.IntegerError, TypeError, ValueError): return int(v)`, whose `except
+        except_types as e: raise raise_exc from e`), or a message built from a parameter;
+        the first raise of its own whose conditions a caller can say (what it handles
+        read from the classes the call names)."""
+        method = any(isinstance(n, ast.ClassDef) for n in self.within[-1:])
+        positional = positional_parameters(node, method)
+        for raised, under in self.raised_in.get(id(node), []):
+            conditions = callers_terms(under, node, method, handled=True)
+            if raised.exc is None or conditions is None:
+                continue
+            exc = raised.exc
+            if isinstance(exc, ast.Call) and not exc.args and not exc.keywords:
+                exc = exc.func  # `raise raise_exc()`
+            if isinstance(exc, ast.Name) and exc.id in positional:
+                owner = self.within[-1].name if method else ""
+                exception = class_default(node, exc.id) or ""
+                place = positional.index(exc.id)
+                helper = Helper(node.name, owner, exception, "", -1, (), exc.id, place)
+                self.helpers.append(dataclasses.replace(helper, conditions=conditions))
+            elif not isinstance(exc, ast.Call) or not self.visit_raising(
+                node, raised, exc, conditions
+            ):
+                continue
+            self.helpers[-1] = dataclasses.replace(self.helpers[-1], context=True)
             return
-        calls = own_calls(node)
-        if any(self.warns(call) and self.visit_warn_helper(node, s, call) for s, call in calls):
+
+    def visit_guarded(self, node: FunctionNode) -> None:
+        """A helper that raises a message built from one of its parameters only under a
+        condition, and may return a value otherwise (SQLAlchemy's `def
+        _only_mapper_zero(self, rationale=None): if len(self._entities) > 1: raise
+        InvalidRequestError(rationale or "…")`): one raise of its own reads a parameter, and
+        what holds there can be said in a caller's terms (its `self` and the module's names,
+        none of the function's own variables or other parameters)."""
+        method = any(isinstance(n, ast.ClassDef) for n in self.within[-1:])
+        parameters = {*positional_parameters(node, method), *(a.arg for a in node.args.kwonlyargs)}
+        found = [
+            (raised, raised.exc, under)
+            for raised, under in self.raised_in.get(id(node), [])
+            if isinstance(raised.exc, ast.Call)
+            and any(
+                isinstance(name, ast.Name) and name.id in parameters
+                for argument in [*raised.exc.args, *(k.value for k in raised.exc.keywords)]
+                for name in ast.walk(argument)
+            )
+        ]
+        if len(found) != 1:
             return
-        for statement, call in reversed(calls):  # the one it ends in, when it hands on twice
-            if self.visit_relay(node, statement, call):
-                return
+        raised, call, under = found[0]
+        if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in own_nodes(node)):
+            return  # a generator: a call runs none of it
+        conditions = callers_terms(under, node, method)
+        if conditions:  # none: it always raises there (then it is no helper: it returns)
+            self.visit_raising(node, raised, call, conditions)
 
     def visit_warn_helper(self, node: FunctionNode, statement: ast.Expr, call: ast.Call) -> bool:
         """Whether a function is a warn helper, by a `warnings.warn(…)` of its own: given a
@@ -1832,6 +1974,7 @@ class _Scanner:
         messages: list[ast.expr],
         issues: bool = False,
         relay: Relay | None = None,
+        conditions: tuple[str, ...] = (),
     ) -> bool:
         """A helper of the first message that reads one of the function's parameters, if
         one does (for a relay, only a parameter handed on whole)."""
@@ -1874,6 +2017,7 @@ class _Scanner:
                     issues,
                     any(whole),
                     relay,
+                    conditions,
                 )
             )
             return True
@@ -2053,6 +2197,17 @@ def definitions(module: ast.Module) -> Definitions:
             else:
                 pending += [(owner, inner) for inner in inner_bodies(node)]
     return found
+
+
+def inner_calls(value: ast.expr | None, top: ast.Call | None) -> Iterator[ast.Call]:
+    """The calls in an expression but the one it is (`top`), lambdas' left out."""
+    pending: list[ast.AST] = [] if value is None else [value]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Call) and node is not top:
+            yield node
+        if not isinstance(node, ast.Lambda):
+            pending += ast.iter_child_nodes(node)
 
 
 def returned_values(function: FunctionNode) -> list[ast.expr]:
@@ -2333,7 +2488,8 @@ def resolved(module: ModuleScan, library: Library) -> tuple[list[RaiseSite], lis
             ]
             continue
         helper = library.helper(pending.name, pending.owner, pending.receiver)
-        if helper is None:
+        conditions = None if helper is None else conditions_through(helper, pending)
+        if helper is None or conditions is None:
             continue
         given = dict(pending.keywords).get(helper.parameter)
         if given is None and 0 <= helper.position < len(pending.arguments):
@@ -2349,11 +2505,30 @@ def resolved(module: ModuleScan, library: Library) -> tuple[list[RaiseSite], lis
             if handed is None and 0 <= helper.position < len(pending.classes):
                 handed = pending.classes[helper.position]
             exception = handed or exception or "UserWarning"
+        if not helper.parameter:  # the class a `with` of it names, with the message it builds
+            built = library.built(exception) if exception else ()
+            if not built:
+                reason = f"raised through {helper.title} with a class that builds no message"
+                skipped.append(Skipped(site.line, reason))
+            sites += [
+                dataclasses.replace(
+                    site,
+                    exception=exception,
+                    template=template,
+                    conditions=conditions,
+                    helper=helper.title,
+                    built_by=exception,
+                )
+                for template in built
+            ]
+            continue
         if not given or not exception:
             what = "a message not built from literals" if not given else "a class not named"
             verb = "issued" if helper.issues else "raised"
             skipped.append(Skipped(site.line, f"{verb} through {helper.title} with {what}"))
             continue
+        if helper.conditions and not sentence(given):
+            continue  # `lookup(table, "content-type")`: a key it raises when missing
         field = "{" + helper.parameter + "}"
         if helper.formats:  # `self.warn("could not create cache path {path}", path=path)`
             given = tuple(map(format_fields, given))
@@ -2364,6 +2539,7 @@ def resolved(module: ModuleScan, library: Library) -> tuple[list[RaiseSite], lis
                         site,
                         exception=exception,
                         template=template.replace(field, argument),
+                        conditions=conditions,
                         helper=helper.title,
                         handed="warn" if helper.issues else site.handed,
                     )
@@ -2371,6 +2547,28 @@ def resolved(module: ModuleScan, library: Library) -> tuple[list[RaiseSite], lis
     sites.sort(key=lambda site: site.line)
     skipped.sort(key=lambda item: item.line)
     return sites, skipped
+
+
+def conditions_through(helper: Helper, pending: Pending) -> tuple[str, ...] | None:
+    """What holds when a call raises through a helper: what holds where the call is, then
+    what must hold in the helper, as the call says it (its receiver for the helper's `self`,
+    the names it gives for the parameters an `except` of a context manager reads); None
+    when the call cannot say it (a method called through its class), or it is not that
+    helper's kind of call (a context manager is entered by a `with`, and only so)."""
+    if helper.context != pending.entered:
+        return None
+    said = []
+    for condition in helper.conditions:
+        if RECEIVER in condition:
+            on = pending.called_on  # not a class: `Query.m(query)` is called on `query`
+            if not on or is_class_name(on):
+                return None
+            condition = condition.replace(RECEIVER, on)
+        given = names_given(condition, pending)
+        if given is None:
+            return None
+        said.append(given)
+    return (*pending.site.conditions, *said)
 
 
 def sentence(templates: Iterable[str]) -> bool:
@@ -2413,8 +2611,7 @@ def positional_parameters(function: FunctionNode, method: bool) -> list[str]:
     """The parameters a call of the function gives by position (a method's `self` or `cls`
     not counted; a static method's first one is)."""
     positional = [a.arg for a in [*function.args.posonlyargs, *function.args.args]]
-    static = any(last_name(d) == "staticmethod" for d in function.decorator_list)
-    return positional[1:] if method and not static else positional
+    return positional[1:] if method and not is_static(function) else positional
 
 
 def given_argument(
@@ -2434,13 +2631,106 @@ def given_argument(
     return None if argument is None else substituted(message, held.id, argument)
 
 
-def is_parameter(scope: ast.AST, name: str) -> bool:
-    if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return False
-    arguments = scope.args
+RECEIVER = "\x00"  # in a helper's conditions, where they read its own `self` (or `cls`)
+
+
+def parameter_names(function: FunctionNode) -> list[str]:
+    """Every parameter of a function: positional, keyword-only, `*args` and `**kwargs`."""
+    arguments = function.args
     given = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
     given += [a for a in (arguments.vararg, arguments.kwarg) if a is not None]
-    return any(argument.arg == name for argument in given)
+    return [argument.arg for argument in given]
+
+
+def callers_terms(
+    conditions: Iterable[Condition], function: FunctionNode, method: bool, handled: bool = False
+) -> tuple[str, ...] | None:
+    """A helper's conditions as a caller would say them: tests only (a loop or `except` of
+    the helper's is not the caller's), of its `self` (RECEIVER, for the caller's receiver)
+    and names it does not bind; None when one reads anything else. For a context manager
+    (`handled`), what it handles from the block too (`except`), which may read a parameter:
+    a GIVEN mark, for the names the call gives it."""
+    parameters = parameter_names(function)
+    receiver = parameters[0] if method and parameters and not is_static(function) else ""
+    marks = {
+        name: ast.Name(GIVEN.format(f"{star}{place}:{name}"))
+        for name, star, place in given_places(function, method)
+        if handled
+    }
+    bound = {name for name in parameters if name != receiver} | set(local_assignments(function))
+    bound -= marks.keys()
+    said = []
+    for condition in conditions:
+        if condition.form != "{}" and not (handled and condition.form == "except {}"):
+            return None
+        test = condition.code[0]
+        assert isinstance(test, ast.expr)
+        names = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
+        if names & bound or any(bound_otherwise(function, name) for name in names):
+            return None
+        for name in names & {receiver, *marks}:
+            test = substituted(test, name, marks.get(name, ast.Name(RECEIVER)))
+        said.append(condition.form.format(ast.unparse(test)))
+    return tuple(said)
+
+
+GIVEN = "\x01{}\x01"  # a parameter a helper's conditions read: `*` for the rest, place, name
+GIVEN_RE = re.compile("\x01(\\*?)(-?\\d+):(\\w+)\x01")
+CONTEXT_MANAGERS = frozenset({"contextmanager", "asynccontextmanager"})
+
+
+def dotted(node: ast.expr) -> str:
+    """A name, or names joined by dots (`re.error`), as written; "" for anything else."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and (base := dotted(node.value)):
+        return f"{base}.{node.attr}"
+    return ""
+
+
+def given_places(function: FunctionNode, method: bool) -> list[tuple[str, str, int]]:
+    """Each parameter but a method's `self`: its name, `*` for `*args`, and its place among a
+    call's positional arguments (-1 for one given by keyword only)."""
+    positional = positional_parameters(function, method)
+    places = [(name, "", place) for place, name in enumerate(positional)]
+    places += [(a.arg, "", -1) for a in function.args.kwonlyargs]
+    rest = function.args.vararg
+    return places + ([(rest.arg, "*", len(positional))] if rest is not None else [])
+
+
+def names_given(condition: str, pending: Pending) -> str | None:
+    """A helper's condition with the names a call gives in place of the parameters it reads
+    (`except except_types` of `change_exception(errors.X, TypeError, ValueError)`: `except
+    (TypeError, ValueError)`); None where the call gives one no name (or a class's, by
+    keyword)."""
+    keyword_classes = dict(pending.keyword_classes)
+
+    def given(match: re.Match[str]) -> str:
+        rest, place, name = match.group(1), int(match.group(2)), match.group(3)
+        if rest:
+            named = list(pending.names[place:])
+        elif name in keyword_classes:
+            named = [keyword_classes[name]]
+        else:
+            named = [pending.names[place]] if 0 <= place < len(pending.names) else []
+        if not named or not all(named):
+            raise LookupError(name)
+        return named[0] if len(named) == 1 else f"({', '.join(named)})"
+
+    try:
+        return GIVEN_RE.sub(given, condition)
+    except LookupError:
+        return None
+
+
+def is_static(function: FunctionNode) -> bool:
+    return any(last_name(d) == "staticmethod" for d in function.decorator_list)
+
+
+def is_parameter(scope: ast.AST, name: str) -> bool:
+    return isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) and name in (
+        parameter_names(scope)
+    )
 
 
 MESSAGE_KEYWORDS = ("message", "msg", "detail")
