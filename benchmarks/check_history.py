@@ -16,12 +16,13 @@
    of its bases, three deep (a message the class builds, or builds around the text given
    there), or the line enters a context manager that raises one of its parameters (`with
    change_exception(errors.X, TypeError):`) and the words are in the definition of a
-   class the call names; or the line raises or asserts with a name the module assigns once, at its top
-   level, to a text with the words (`MESSAGE = "…"`), or with `self.NAME` (`cls.NAME`,
-   `Class.NAME`) where the file binds NAME in a class body to a text with the words, or to
-   a module constant that holds one (words the raise's own lines fill in counted). A pair
-   said to be issued as a warning is at a `warnings.warn` call (or `warn(…)`, or a
-   `@deprecated("…")` decorator), and every other pair is not.
+   class the call names (looked at before a helper's call); or the line raises or asserts
+   with a name the module assigns once, at its top level, to a text with the words
+   (`MESSAGE = "…"`), or with `self.NAME` (`cls.NAME`, `Class.NAME`) where the file binds
+   NAME in a class body to a text with the words, or to a module constant that holds one
+   (words the raise's own lines fill in counted). A pair said to be issued as a warning is
+   at a `warnings.warn` call (or `warn(…)`, or a `@deprecated("…")` decorator), and every
+   other pair is not.
 2. Every pair not listed: `git grep -F` of the record's longest literal run (20 characters
    or more, with a space, on one source line) in that release's Python files (tests, docs,
    examples and benchmarks left out, as scan leaves them), in a string and not in a comment,
@@ -33,7 +34,8 @@
    message (`msg_template = "…"`) and no log or `.warn(` call below shows. A hit
    is a miss unless another record of the history claims a raise within 15 lines of it in
    that release, or it is in the definition of a class that such a raise raises (a message
-   the class builds) or names to a context manager, or the history said that file could not be parsed there.
+   the class builds) or names to a context manager, or the history said that file could
+   not be parsed there.
 
 Prints the counts and the first examples of each kind.
 """
@@ -253,6 +255,12 @@ def how_raised(
                 text = assigned_text(lines, top[0]) if top else constant_text(git, commit, named[1])
             if all(w in text for w in words):
                 return "a class attribute"
+    entered = WITH_CALL_RE.match(said)  # `with change_exception(errors.X, TypeError):`
+    bodies = [b for _, b in function_bodies(git, commit, entered[1])] if entered else []
+    given_classes = CLASS_NAME_RE.findall(said[entered.end() :]) if entered else []
+    for given in given_classes if any(map(raises_a_parameter, bodies)) else []:
+        if all(w in wide or w in class_text(git, commit, given) for w in words):
+            return "built by the class a context manager raises"
     for name in CALL_RE.findall(said):  # a helper's own words are in its definition
         helper = defined(git, commit, "def", name)
         if helper and all(w in wide or w in helper for w in words):
@@ -262,12 +270,6 @@ def how_raised(
                 return "a raise helper's call"
             if WARN_CALL_RE.search(helper):
                 return "a warn helper's call"
-    entered = WITH_CALL_RE.match(said)  # `with change_exception(errors.X, TypeError):`
-    bodies = [b for _, b in function_bodies(git, commit, entered[1])] if entered else []
-    given_classes = CLASS_NAME_RE.findall(said[entered.end() :]) if entered else []
-    for given in given_classes if any(map(raises_a_parameter, bodies)) else []:
-        if all(w in wide or w in class_text(git, commit, given) for w in words):
-            return "built by the class a context manager raises"
     raised = CLASS_RAISED_RE.search(said)
     if raised is None and RAISING_CALL_RE.search(said):  # `reraise(X, X(…), tb)` over lines
         raised = CLASS_CALLED_RE.search("\n".join(lines[at - 1 : at + 4]))
