@@ -1505,9 +1505,9 @@ class _Scanner:
             return
         top = value if isinstance(value, ast.Call) and not isinstance(node, ast.Assign) else None
         # A helper that raises only under a condition returns a value otherwise: a call of it
-        # with a message can be anywhere (`self._only_mapper_zero("…").identity_key(…)`).
-        for call in inner_calls(value, top):
-            if last_name(call.func) not in self.translations:
+        # with a message can be assigned, or called on (`self._only_mapper_zero("…").m(…)`).
+        for call in receivers(value):
+            if call is not top and last_name(call.func) not in self.translations:
                 self.visit_call(node, call, worded=True)
         if top is None:
             return
@@ -1532,6 +1532,8 @@ class _Scanner:
         name = last_name(call.func)
         if name is None or is_class_name(name) or name.startswith("__") or not call.args:
             return
+        if worded and not any(map(spaced_text, [*call.args, *(k.value for k in call.keywords)])):
+            return  # no literal text with words apart: no sentence
         arguments = tuple(self.argument_templates(node, a) for a in call.args)
         keywords = tuple(
             (k.arg, self.argument_templates(node, k.value)) for k in call.keywords if k.arg
@@ -1911,10 +1913,10 @@ class _Scanner:
         if len(found) != 1:
             return
         raised, call, under = found[0]
-        if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in own_nodes(node)):
-            return  # a generator: a call runs none of it
+        if not under or any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in own_nodes(node)):
+            return  # it always raises there (then it is no helper: it returns); a generator
         conditions = callers_terms(under, node, method)
-        if conditions:  # none: it always raises there (then it is no helper: it returns)
+        if conditions:
             self.visit_raising(node, raised, call, conditions)
 
     def visit_warn_helper(self, node: FunctionNode, statement: ast.Expr, call: ast.Call) -> bool:
@@ -2199,15 +2201,26 @@ def definitions(module: ast.Module) -> Definitions:
     return found
 
 
-def inner_calls(value: ast.expr | None, top: ast.Call | None) -> Iterator[ast.Call]:
-    """The calls in an expression but the one it is (`top`), lambdas' left out."""
-    pending: list[ast.AST] = [] if value is None else [value]
-    while pending:
-        node = pending.pop()
-        if isinstance(node, ast.Call) and node is not top:
+def spaced_text(node: ast.expr) -> bool:
+    """Whether an expression holds a string literal with a space in it."""
+    return any(
+        isinstance(n, ast.Constant) and isinstance(n.value, str) and " " in n.value
+        for n in ast.walk(node)
+    )
+
+
+def receivers(value: ast.expr | None) -> Iterator[ast.Call]:
+    """The calls an expression is, and those it is read from or called on, outermost first
+    (`await self.h("…").key[0]`: `self.h("…")`)."""
+    node = value
+    while node is not None:
+        if isinstance(node, ast.Call):
             yield node
-        if not isinstance(node, ast.Lambda):
-            pending += ast.iter_child_nodes(node)
+            node = node.func
+        elif isinstance(node, (ast.Attribute, ast.Subscript, ast.Await)):
+            node = node.value
+        else:
+            return
 
 
 def returned_values(function: FunctionNode) -> list[ast.expr]:
@@ -2650,6 +2663,10 @@ def callers_terms(
     and names it does not bind; None when one reads anything else. For a context manager
     (`handled`), what it handles from the block too (`except`), which may read a parameter:
     a GIVEN mark, for the names the call gives it."""
+    conditions = list(conditions)
+    allowed = ("{}", "except {}") if handled else ("{}",)
+    if not all(condition.form in allowed for condition in conditions):
+        return None
     parameters = parameter_names(function)
     receiver = parameters[0] if method and parameters and not is_static(function) else ""
     marks = {
@@ -2661,8 +2678,6 @@ def callers_terms(
     bound -= marks.keys()
     said = []
     for condition in conditions:
-        if condition.form != "{}" and not (handled and condition.form == "except {}"):
-            return None
         test = condition.code[0]
         assert isinstance(test, ast.expr)
         names = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
