@@ -1868,28 +1868,38 @@ class _Scanner:
         errors.IntegerError, TypeError, ValueError): return int(v)`, whose `except
         except_types as e: raise raise_exc from e`), or a message built from a parameter;
         the first raise of its own whose conditions a caller can say (what it handles
-        read from the classes the call names)."""
+        read from the names the call gives)."""
         method = any(isinstance(n, ast.ClassDef) for n in self.within[-1:])
         positional = positional_parameters(node, method)
         for raised, under in self.raised_in.get(id(node), []):
             conditions = callers_terms(under, node, method, handled=True)
-            if raised.exc is None or conditions is None:
-                continue
             exc = raised.exc
+            if exc is None or conditions is None:
+                continue
             if isinstance(exc, ast.Call) and not exc.args and not exc.keywords:
                 exc = exc.func  # `raise raise_exc()`
             if isinstance(exc, ast.Name) and exc.id in positional:
                 owner = self.within[-1].name if method else ""
                 exception = class_default(node, exc.id) or ""
                 place = positional.index(exc.id)
-                helper = Helper(node.name, owner, exception, "", -1, (), exc.id, place)
-                self.helpers.append(dataclasses.replace(helper, conditions=conditions))
-            elif not isinstance(exc, ast.Call) or not self.visit_raising(
-                node, raised, exc, conditions
-            ):
-                continue
-            self.helpers[-1] = dataclasses.replace(self.helpers[-1], context=True)
-            return
+                self.helpers.append(
+                    Helper(
+                        node.name,
+                        owner,
+                        exception,
+                        parameter="",  # the message is what the class builds
+                        position=-1,
+                        templates=(),
+                        exception_parameter=exc.id,
+                        exception_position=place,
+                        conditions=conditions,
+                        context=True,
+                    )
+                )
+                return
+            if isinstance(exc, ast.Call) and self.visit_raising(node, raised, exc, conditions):
+                self.helpers[-1] = dataclasses.replace(self.helpers[-1], context=True)
+                return
 
     def visit_guarded(self, node: FunctionNode) -> None:
         """A helper that raises a message built from one of its parameters only under a
