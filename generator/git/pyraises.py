@@ -2551,7 +2551,7 @@ def resolved(module: ModuleScan, library: Library) -> tuple[list[RaiseSite], lis
             skipped.append(Skipped(site.line, f"{verb} through {helper.title} with {what}"))
             continue
         if helper.conditions and not sentence(given):
-            continue  # `lookup(table, "content-type")`: a key it raises when missing
+            continue  # `self.header("content-type")`: a key it raises when missing
         field = "{" + helper.parameter + "}"
         if helper.formats:  # `self.warn("could not create cache path {path}", path=path)`
             given = tuple(map(format_fields, given))
