@@ -629,3 +629,33 @@ def test_a_release_in_the_encoding_its_coding_line_names_is_read_and_one_not_tex
     assert record["unread"] == [
         {"release": "v0.8", "path": "pkg/parser.py", "problem": "file is not UTF-8 text"}
     ]
+
+
+def test_a_clone_without_its_large_files_is_read_for_the_python_it_holds(
+    tmp_path: Path,
+    make_content,  # type: ignore[no-untyped-def]
+) -> None:
+    # apscheduler's 4.0 alphas hold a binary (`tools/dockerize`) that a mirror or a partial
+    # clone leaves out; renames are looked for among Python files only, so it is never read.
+    raising = 'def start(job):\n    raise LookupError(f"No job called {job!r} is scheduled")\n'
+    repo = GitRepo(tmp_path / "jobs")
+    repo.write("pkg/jobs.py", raising)
+    repo.write("tools/dockerize", "\0binary\n" * 500)
+    repo.commit("1.0")
+    repo.git("tag", "v1.0")
+    repo.git("mv", "pkg", "src")
+    repo.git("rm", "-q", "tools/dockerize")
+    repo.write("tools/wait.sh", "#!/bin/sh\nsleep 1\n")
+    repo.commit("2.0")
+    repo.git("tag", "v2.0")
+    binary = repo.git("rev-parse", "v1.0:tools/dockerize")
+    (repo.path / ".git" / "objects" / binary[:2] / binary[2:]).unlink()
+
+    content = make_content({})
+    scan = ("scan", str(repo.path), "--repo", "acme/jobs", "--content", str(content))
+    assert run_cli(*scan).exit_code == 0
+    [record] = history(content, repo)["records"]
+    assert [(r["release"], r["path"], r["line"]) for r in record["raised"]] == [
+        ("v1.0", "pkg/jobs.py", 2),
+        ("v2.0", "src/jobs.py", 2),
+    ]

@@ -231,7 +231,7 @@ class Code:
         one file at `new` that ends as it does in the most folders (`src/pkg/a.py` for
         `pkg/a.py`: a small file changed as it moved is not a rename to git)."""
         if (old, new) not in self.renames:
-            self.renames[old, new] = renamed_paths(self.repository, old, new)
+            self.renames[old, new] = renamed_paths(self.repository, old, new, PYTHON_SUFFIXES)
         found = self.renames[old, new].get(path)
         if found is not None:
             return found

@@ -179,10 +179,17 @@ REGULAR_FILE_MODES = ("100644", "100755")  # a file (a link is 120000, a submodu
 TREE_MODE = "40000"  # a folder, as a tree object writes it (ls-tree writes 040000)
 
 
-def renamed_paths(repository: Repository, old_commit: str, new_commit: str) -> dict[str, str]:
-    """Where files went between two commits, following git's rename detection (only to
-    plain paths: a rename into a `..` entry of a tree is untrusted, and not followed)."""
-    out = repository.run("diff-tree", "-r", "-M", "-z", "--name-status", old_commit, new_commit)
+def renamed_paths(
+    repository: Repository, old_commit: str, new_commit: str, suffixes: tuple[str, ...]
+) -> dict[str, str]:
+    """Where files whose names end in one of the suffixes went between two commits, following
+    git's rename detection among those files only (so no other file's blob is read, which a
+    partial clone or a mirror may lack), and only to plain paths (a rename into a `..`
+    entry of a tree is untrusted, and not followed)."""
+    patterns = [f"*{suffix}" for suffix in suffixes]
+    out = repository.run(
+        "diff-tree", "-r", "-M", "-z", "--name-status", old_commit, new_commit, "--", *patterns
+    )
     fields = out.decode("utf-8", errors="surrogateescape").split("\0")
     renames = {}
     at = 0
