@@ -659,3 +659,50 @@ def test_a_clone_without_its_large_files_is_read_for_the_python_it_holds(
         ("v1.0", "pkg/jobs.py", 2),
         ("v2.0", "src/jobs.py", 2),
     ]
+
+
+def test_a_warning_that_became_an_error_of_its_first_half_is_the_same_error(
+    tmp_path: Path,
+    make_content,  # type: ignore[no-untyped-def]
+) -> None:
+    # webargs 6.1 warned "… did not raise an exception and flow of control returned to
+    # parse(). …"; 7.0 raises a ValueError of the first half, in the same place.
+    parse = (
+        "import warnings\n\n\ndef parse(self, schema, data):\n    try:\n"
+        "        return schema.load(data)\n    except ValidationError as error:\n"
+        "        self.on_error(error)\n{}"
+    )
+    repo = GitRepo(tmp_path / "args")
+    for tag, tail in [
+        ("v6.1", "        pass\n"),
+        (
+            "v6.2",
+            "        warnings.warn(\n"
+            '            "on_error hook did not raise an exception and flow "\n'
+            '            "of control returned to parse(). You may get unexpected results"\n'
+            "        )\n",
+        ),
+        (
+            "v7.0",
+            '        raise ValueError("on_error hook did not raise an exception") from error\n',
+        ),
+    ]:
+        repo.write("pkg/core.py", parse.format(tail))
+        repo.commit(tag)
+        repo.git("tag", tag)
+    content = make_content({})
+    scan = ("scan", str(repo.path), "--repo", "acme/args", "--content", str(content))
+    assert run_cli(*scan).exit_code == 0
+    [record] = history(content, repo)["records"]
+    assert [
+        (r["release"], r["exception"], r["message"], r.get("kind")) for r in record["raised"]
+    ] == [
+        (
+            "v6.2",
+            "UserWarning",
+            "on_error hook did not raise an exception and flow of control returned to parse()."
+            " You may get unexpected results",
+            "warning",
+        ),
+        ("v7.0", "ValueError", "on_error hook did not raise an exception", None),
+    ]

@@ -806,6 +806,88 @@ def test_a_message_built_in_steps_is_one_message() -> None:
     ]
 
 
+def test_a_message_joined_from_a_list_is_each_text_the_list_can_hold() -> None:
+    """A list the function builds from texts (`append`, `extend`, `+=`) and joins with a
+    literal is read as `+=` onto a text is; a list it does anything else with, or is given,
+    is not a message scan can know."""
+    source = (
+        "def unknown(cmd_name, guess):\n"  # as pip's main_parser
+        "    msg = [f'unknown command \"{cmd_name}\"']\n"
+        "    if guess:\n"
+        "        msg.append(f'maybe you meant \"{guess}\"')\n"
+        '    raise CommandError(" - ".join(msg))\n'
+        "class ConflictError(Exception):\n"  # as pyramid's ConfigurationConflictError
+        "    def __str__(self):\n"
+        '        r = ["Conflicting configuration actions"]\n'
+        "        for discriminator, infos in self._conflicts.items():\n"
+        '            r.append(f"  For: {discriminator}")\n'
+        '        return "\\n".join(r)\n'
+        "def conflict(conflicts):\n"
+        "    raise ConflictError(conflicts)\n"
+        "def steps(order):\n"
+        "    lines = []\n"
+        '    lines.extend(["Actions were added", f"after order {order} ran"])\n'
+        '    lines += ["(too late)"]\n'
+        '    raise ConfigurationError("; ".join(lines))\n'
+        "def sorted_problems(items):\n"  # sorted: the order of its texts is not known
+        '    problems = ["the first problem of several"]\n'
+        "    for item in items:\n"
+        '        problems.append(f"item {item} is broken")\n'
+        "    problems.sort()\n"
+        '    raise ValueError("; ".join(problems))\n'
+        "def filled(items, check):\n"  # handed to a function that may add to it
+        '    errors = ["these items failed:"]\n'
+        "    check(items, errors)\n"
+        "    if len(errors) > 1:\n"
+        '        raise ValueError("\\n".join(errors))\n'
+        "def given(names):\n"
+        '    raise ValueError("Cannot use these: %s" % ", ".join(names))\n'
+        "class Parser:\n"  # as jinja's _fail_ut_eof: through a raise helper, with its conditions
+        "    def fail(self, msg, lineno=None):\n"
+        "        raise TemplateSyntaxError(msg, lineno)\n"
+        "    def fail_eof(self, name, looking):\n"
+        "        if name is None:\n"
+        '            message = ["Unexpected end of template."]\n'
+        "        else:\n"
+        '            message = [f"Encountered unknown tag {name!r}."]\n'
+        "        if looking:\n"
+        '            message.append(f"Jinja was looking for {looking}.")\n'
+        '        self.fail(" ".join(message), 1)\n'
+        "    def fail_choice(self, end):\n"
+        '        self.fail("Unexpected end of input" if end else "Unexpected token here")\n'
+    )
+    sites, skipped = scan_source(source)
+    assert [(s.line, s.exception, s.template, s.conditions) for s in sites] == [
+        (5, "CommandError", 'unknown command "{cmd_name}"', ()),
+        (5, "CommandError", 'unknown command "{cmd_name}" - maybe you meant "{guess}"', ("guess",)),
+        (13, "ConflictError", "Conflicting configuration actions", ()),
+        (13, "ConflictError", "Conflicting configuration actions\n  For: {discriminator}", ()),
+        (18, "ConfigurationError", "Actions were added; after order {order} ran; (too late)", ()),
+        (31, "ValueError", "Cannot use these: {names}", ()),
+        (42, "TemplateSyntaxError", "Unexpected end of template.", ("name is None",)),
+        (42, "TemplateSyntaxError", "Encountered unknown tag {name!r}.", ("name is not None",)),
+        (
+            42,
+            "TemplateSyntaxError",
+            "Unexpected end of template. Jinja was looking for {looking}.",
+            ("name is None", "looking"),
+        ),
+        (
+            42,
+            "TemplateSyntaxError",
+            "Encountered unknown tag {name!r}. Jinja was looking for {looking}.",
+            ("name is not None", "looking"),
+        ),
+        (44, "TemplateSyntaxError", "Unexpected end of input", ("end",)),
+        (44, "TemplateSyntaxError", "Unexpected token here", ("not end",)),
+    ]
+    assert [(s.line, s.reason) for s in skipped] == [
+        (24, "message is not built from string literals"),
+        (29, "message is not built from string literals"),
+        (34, "message is not built from string literals"),  # the helper's own raise
+    ]
+
+
 CUSTOM_ERRORS = (
     "from pydantic_core import PydanticCustomError\n"
     "def check(value, predicate_name):\n"

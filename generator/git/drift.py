@@ -67,6 +67,7 @@ from errpages.site.model import Place, Record
 CHANGED_SIMILARITY = 0.6
 CHANGED_SIMILARITY_ELSEWHERE = 0.75
 WORDS_KEPT = 0.75
+HELD_TERMS = 3  # words of four letters or more a message held whole in another must have
 PROBE_WORDS = 6
 
 
@@ -254,7 +255,7 @@ def candidates(
                 within = place == 0 and outermost(site.scope) == outermost(wanted.scope)
                 kept = within or keeps_terms(wanted.terms, words)
                 if ratio < floor or not kept:
-                    if not (place == 0 and reworded_in_place(wanted, site)):
+                    if not (place == 0 and reworded_in_place(wanted, site, words)):
                         continue
                     ratio = similarity(wanted.words, words, 0.0)
             distance = abs(site.line - wanted.line) if place == 0 else 0
@@ -285,18 +286,30 @@ def outermost(scope: str) -> str:
     return scope.split(".", 1)[0]
 
 
-def reworded_in_place(wanted: Wanted, site: RaiseSite) -> bool:
-    """A raise of the same class, in the same function, with the same placeholders or under
-    the same conditions: the same check, whatever its words now (`unknown widget {name!r}` →
-    `no widget named {name!r}`; "finish() called twice.  May be caused by using async
-    operations without the @asynchronous decorator." → "finish() called twice")."""
+def reworded_in_place(wanted: Wanted, site: RaiseSite, words: tuple[str, ...]) -> bool:
+    """A raise in the same function, with the same placeholders or under the same conditions,
+    of the same class, or of another with the whole of one message in the other: the same
+    check, whatever its words now (`unknown widget {name!r}` → `no widget named {name!r}`;
+    "finish() called twice.  May be caused by using async operations without the
+    @asynchronous decorator." → "finish() called twice"; webargs 6's warning
+    "_on_validation_error hook did not raise an exception and flow of control returned to
+    parse(). …", 7.0's ValueError of its first half)."""
     same_placeholders = bool(wanted.names) and placeholders(site.template) == wanted.names
     same_conditions = bool(wanted.conditions) and site.conditions == wanted.conditions
     return (
         site.scope == wanted.scope
-        and same_exception(wanted.exception, site.exception)
+        and (same_exception(wanted.exception, site.exception) or holds_whole(wanted, words))
         and (same_placeholders or same_conditions)
     )
+
+
+def holds_whole(wanted: Wanted, words: tuple[str, ...]) -> bool:
+    """Whether one message's words are all in the other's, one after the other, and they are
+    enough to say a check (three of four letters or more)."""
+    shorter, longer = sorted((wanted.words, words), key=len)
+    if len(folded_terms(" ".join(shorter))) < HELD_TERMS:
+        return False
+    return any(longer[at : at + len(shorter)] == shorter for at in range(len(longer)))
 
 
 def similarity(a: tuple[str, ...], b: tuple[str, ...], floor: float) -> float:

@@ -191,6 +191,14 @@ class MessageMaker:
     exception: str = ""  # for a constant that holds an exception or warning, its class
 
 
+class Given(NamedTuple):
+    """A message an argument of a call can be, and what holds when it is the one (as its
+    code says it): `self.fail(" ".join(message))` after `if name is None: message = […]`."""
+
+    template: str
+    conditions: tuple[str, ...] = ()
+
+
 @dataclass(frozen=True)
 class Pending:
     """A raise whose message another module may say: of a class that builds its own message
@@ -200,8 +208,8 @@ class Pending:
     site: RaiseSite  # its template "" (its exception the class raised, for a class)
     name: str  # the class raised, or the function called
     owner: str  # for a call: the class its receiver is (`self`, or a parameter annotated)
-    arguments: tuple[tuple[str, ...], ...]  # the templates each positional argument can be
-    keywords: tuple[tuple[str, tuple[str, ...]], ...]  # and each keyword argument
+    arguments: tuple[tuple[Given, ...], ...]  # the messages each positional argument can be
+    keywords: tuple[tuple[str, tuple[Given, ...]], ...]  # and each keyword argument
     reason: str  # why it is skipped when nothing resolves it
     origin: str = ""  # for a class: the module it is imported from, or named through
     # for a call: the class each positional argument names ("" for one that names none), and
@@ -945,7 +953,10 @@ MAX_MESSAGES = 16  # more possible messages for one raise than a scan should mak
 
 
 def assigned_value(statement: ast.stmt, name: str) -> ast.expr | None:
-    """What a plain binding `name = …` (or `name += …`) gives the name; None for any other."""
+    """What a plain binding `name = …` (or `name += …`, or `name.append(…)` of a list) gives
+    the name; None for any other."""
+    if isinstance(statement, ast.Expr) and (added := added_items(statement, name)) is not None:
+        return ast.BinOp(ast.Name(name, ast.Load()), ast.Add(), ast.List(added, ast.Load()))
     if isinstance(statement, ast.AugAssign):
         if isinstance(statement.op, ast.Add) and isinstance(statement.target, ast.Name):
             return ast.BinOp(ast.Name(name, ast.Load()), ast.Add(), statement.value)
@@ -954,6 +965,100 @@ def assigned_value(statement: ast.stmt, name: str) -> ast.expr | None:
         return None
     targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
     return statement.value if len(targets) == 1 and isinstance(targets[0], ast.Name) else None
+
+
+def joined_list(message: ast.expr) -> ast.Name | None:
+    """The variable a message joins with a literal separator (`"\\n".join(lines)`), if it is
+    that."""
+    if (
+        isinstance(message, ast.Call)
+        and isinstance(message.func, ast.Attribute)
+        and message.func.attr == "join"
+        and literal_text(message.func.value) is not None
+        and len(message.args) == 1
+        and not message.keywords
+        and isinstance(message.args[0], ast.Name)
+    ):
+        return message.args[0]
+    return None
+
+
+def added_items(statement: ast.Expr, name: str) -> list[ast.expr] | None:
+    """What `name.append(x)` or `name.extend([x, y])` adds to a list; None for any other
+    statement."""
+    call = statement.value
+    if not (
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and isinstance(call.func.value, ast.Name)
+        and call.func.value.id == name
+        and len(call.args) == 1
+        and not call.keywords
+    ):
+        return None
+    [item] = call.args
+    if call.func.attr == "append" and not isinstance(item, ast.Starred):
+        return [item]
+    if call.func.attr == "extend" and isinstance(item, (ast.List, ast.Tuple)):
+        return None if any(isinstance(e, ast.Starred) for e in item.elts) else list(item.elts)
+    return None
+
+
+LIST_ADDITIONS = frozenset({"append", "extend"})
+
+
+def only_built(scope: ast.AST, name: str) -> bool:
+    """Whether a function only assigns a list to the name, adds to it, joins it and tests it
+    (`if errors:`, `len(errors)`): nothing else it does could change what it holds (a call
+    it is handed to, `insert`, `pop`, an item set)."""
+    if bound_otherwise(scope, name):
+        return False
+    parents = {id(child): node for node in own_nodes(scope) for child in ast.iter_child_nodes(node)}
+    for node in own_nodes(scope):
+        if not (isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)):
+            continue
+        parent = parents.get(id(node))
+        added = isinstance(parent, ast.Attribute) and parent.attr in LIST_ADDITIONS
+        joined = isinstance(parent, ast.Call) and joined_list(parent) is node
+        measured = isinstance(parent, ast.Call) and last_name(parent.func) == "len"
+        tested = isinstance(parent, (ast.If, ast.While, ast.UnaryOp, ast.BoolOp, ast.Compare))
+        if not (added or joined or measured or tested):
+            return False
+    return True
+
+
+def list_additions(scope: ast.AST, name: str) -> list[ast.stmt]:
+    """The statements of a function (nested functions and classes left out) that add to the
+    list `name` holds: `name.append(…)`, `name.extend([…])`."""
+    return [
+        statement
+        for statement in own_nodes(scope)
+        if isinstance(statement, ast.Expr) and added_items(statement, name) is not None
+    ]
+
+
+def joined_items(value: ast.expr, separator: ast.expr) -> ast.expr | None:
+    """The text a list's items make joined with the separator, as one expression (`a + sep +
+    b`); None when the value is not a list of known items (`[a] + [b]` is one)."""
+    items = list_items(value)
+    if items is None:
+        return None
+    if not items:
+        return ast.Constant("")
+    text = items[0]
+    for item in items[1:]:
+        joint = ast.BinOp(text, ast.Add(), copy.deepcopy(separator))
+        text = ast.BinOp(joint, ast.Add(), item)
+    return text
+
+
+def list_items(value: ast.expr) -> list[ast.expr] | None:
+    if isinstance(value, (ast.List, ast.Tuple)):
+        return None if any(isinstance(e, ast.Starred) for e in value.elts) else list(value.elts)
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
+        left, right = list_items(value.left), list_items(value.right)
+        return None if left is None or right is None else left + right
+    return None
 
 
 TEXT_KEEPING = frozenset({"decode", "str", "unicode", "text_type"})  # as Python 2 code did
@@ -1190,6 +1295,8 @@ class _Scanner:
                 for value, chosen in split
                 for m, more in self.messages_of(value, raised)
             ]
+        if (listed := joined_list(message)) is not None:
+            return self.joined_messages(message, listed, raised)
         attribute = template_attribute(message)
         if attribute is not None and (values := self.class_attribute(*attribute)):
             dotted = ".".join(attribute)  # `self.name`
@@ -1210,6 +1317,24 @@ class _Scanner:
             for value, assigned in found
             for filled in self.filled_in(substituted(message, held.id, value), raised)
         ]
+
+    def joined_messages(
+        self, message: ast.expr, listed: ast.Name, raised: ast.stmt
+    ) -> list[tuple[ast.expr, list[Condition]]]:
+        """The texts a list the function builds can be joined into (`msg = [f"unknown
+        command {name!r}"]`, `if guess: msg.append(f"maybe you meant {guess!r}")`, then
+        `" - ".join(msg)`), as its `+=` would make them; the message itself when the list is
+        anything else (given, or made by a comprehension)."""
+        assignments, where = self.bindings(self.scope)
+        if listed.id not in assignments or not only_built(self.scope, listed.id):
+            return [(message, [])]
+        built = {listed.id: [*assignments[listed.id], *list_additions(self.scope, listed.id)]}
+        found = assigned_messages(listed, built, raised, self.on_path(), where)
+        separator = message.func.value  # type: ignore[attr-defined]
+        joined = [(joined_items(value, separator), held) for value, held in found]
+        if not joined or any(text is None for text, _ in joined):
+            return [(message, [])]
+        return [(text, held) for text, held in joined if text is not None]
 
     def filled_in(self, message: ast.expr, raised: ast.stmt) -> list[ast.expr]:
         """An f-string message with no text of its own but its variables, with the text of
@@ -1543,7 +1668,8 @@ class _Scanner:
             (k.arg, class_named(k.value) or instance_class(k.value)) for k in call.keywords if k.arg
         )
         given = [*arguments, *(found for _, found in keywords)]
-        if not any(sentence(found) if worded else found for found in given) and not (
+        templates = [[message.template for message in found] for found in given]
+        if not any(sentence(found) if worded else found for found in templates) and not (
             entered and any(classes)
         ):
             return
@@ -1654,11 +1780,11 @@ class _Scanner:
             return self.imported[name]
         return ast.unparse(raised.value) if isinstance(raised, ast.Attribute) else ""
 
-    def argument_templates(self, node: ast.stmt, argument: ast.expr) -> tuple[str, ...]:
-        """The templates an argument of a call can be, when it is written as a message is (a
-        literal, an f-string, a `%` or `.format()` of one, a call of `_()`): a variable is
-        not followed, so that not every call's arguments are."""
-        if not isinstance(argument, (ast.Constant, ast.JoinedStr, ast.BinOp, ast.Call)):
+    def argument_templates(self, node: ast.stmt, argument: ast.expr) -> tuple[Given, ...]:
+        """The messages an argument of a call can be, when it is written as a message is (a
+        literal, an f-string, a `%` or `.format()` of one, a call of `_()`, a list joined): a
+        variable is not followed, so that not every call's arguments are."""
+        if not isinstance(argument, (ast.Constant, ast.JoinedStr, ast.BinOp, ast.Call, ast.IfExp)):
             return ()
         made = instance_class(argument)
         if made and isinstance(argument, ast.Call):  # an exception made to be handed on
@@ -1668,7 +1794,10 @@ class _Scanner:
             return ()
         if isinstance(argument, ast.Constant) and not isinstance(argument.value, str):
             return ()
-        return tuple(message.template for message in self.templates(node, "", argument)[0])
+        return tuple(
+            Given(message.template, tuple(map(condition_text, message.conditions)))
+            for message in self.templates(node, "", argument)[0]
+        )
 
     def walks_class(self) -> str:
         """The class the walk is in (the nearest), or ""."""
@@ -2247,10 +2376,10 @@ def own_calls(function: FunctionNode) -> list[tuple[ast.Expr, ast.Call]]:
     ]
 
 
-def own_nodes(function: FunctionNode) -> Iterator[ast.AST]:
-    """The nodes of a function's body in source order, its nested functions, classes and
-    lambdas left out."""
-    pending: list[ast.AST] = list(reversed(function.body))
+def own_nodes(function: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of a function's (or a module's) body in source order, its nested functions,
+    classes and lambdas left out."""
+    pending: list[ast.AST] = list(reversed(getattr(function, "body", [])))
     while pending:
         node = pending.pop()
         yield node
@@ -2550,19 +2679,19 @@ def resolved(module: ModuleScan, library: Library) -> tuple[list[RaiseSite], lis
             verb = "issued" if helper.issues else "raised"
             skipped.append(Skipped(site.line, f"{verb} through {helper.title} with {what}"))
             continue
-        if helper.conditions and not sentence(given):
+        if helper.conditions and not sentence(message.template for message in given):
             continue  # `self.header("content-type")`: a key it raises when missing
         field = "{" + helper.parameter + "}"
-        if helper.formats:  # `self.warn("could not create cache path {path}", path=path)`
-            given = tuple(map(format_fields, given))
         for template in helper.templates:
-            for argument in given:
+            for argument, chosen in given:
+                if helper.formats:  # `self.warn("could not create cache path {path}", path=…)`
+                    argument = format_fields(argument)
                 sites.append(
                     dataclasses.replace(
                         site,
                         exception=exception,
                         template=template.replace(field, argument),
-                        conditions=conditions,
+                        conditions=(*conditions, *chosen),
                         helper=helper.title,
                         handed="warn" if helper.issues else site.handed,
                     )
