@@ -821,6 +821,8 @@ def test_a_message_joined_from_a_list_is_each_text_the_list_can_hold() -> None:
         '        r = ["Conflicting configuration actions"]\n'
         "        for discriminator, infos in self._conflicts.items():\n"
         '            r.append(f"  For: {discriminator}")\n'
+        "            for info in infos:\n"  # runs only after the line above, each time
+        '                r.append("    " + info)\n'
         '        return "\\n".join(r)\n'
         "def conflict(conflicts):\n"
         "    raise ConflictError(conflicts)\n"
@@ -860,31 +862,37 @@ def test_a_message_joined_from_a_list_is_each_text_the_list_can_hold() -> None:
     assert [(s.line, s.exception, s.template, s.conditions) for s in sites] == [
         (5, "CommandError", 'unknown command "{cmd_name}"', ()),
         (5, "CommandError", 'unknown command "{cmd_name}" - maybe you meant "{guess}"', ("guess",)),
-        (13, "ConflictError", "Conflicting configuration actions", ()),
-        (13, "ConflictError", "Conflicting configuration actions\n  For: {discriminator}", ()),
-        (18, "ConfigurationError", "Actions were added; after order {order} ran; (too late)", ()),
-        (31, "ValueError", "Cannot use these: {names}", ()),
-        (42, "TemplateSyntaxError", "Unexpected end of template.", ("name is None",)),
-        (42, "TemplateSyntaxError", "Encountered unknown tag {name!r}.", ("name is not None",)),
+        (15, "ConflictError", "Conflicting configuration actions", ()),
+        (15, "ConflictError", "Conflicting configuration actions\n  For: {discriminator}", ()),
         (
-            42,
+            15,
+            "ConflictError",
+            "Conflicting configuration actions\n  For: {discriminator}\n    {info}",
+            (),
+        ),
+        (20, "ConfigurationError", "Actions were added; after order {order} ran; (too late)", ()),
+        (33, "ValueError", "Cannot use these: {names}", ()),
+        (44, "TemplateSyntaxError", "Unexpected end of template.", ("name is None",)),
+        (44, "TemplateSyntaxError", "Encountered unknown tag {name!r}.", ("name is not None",)),
+        (
+            44,
             "TemplateSyntaxError",
             "Unexpected end of template. Jinja was looking for {looking}.",
             ("name is None", "looking"),
         ),
         (
-            42,
+            44,
             "TemplateSyntaxError",
             "Encountered unknown tag {name!r}. Jinja was looking for {looking}.",
             ("name is not None", "looking"),
         ),
-        (44, "TemplateSyntaxError", "Unexpected end of input", ("end",)),
-        (44, "TemplateSyntaxError", "Unexpected token here", ("not end",)),
+        (46, "TemplateSyntaxError", "Unexpected end of input", ("end",)),
+        (46, "TemplateSyntaxError", "Unexpected token here", ("not end",)),
     ]
     assert [(s.line, s.reason) for s in skipped] == [
-        (24, "message is not built from string literals"),
-        (29, "message is not built from string literals"),
-        (34, "message is not built from string literals"),  # the helper's own raise
+        (26, "message is not built from string literals"),
+        (31, "message is not built from string literals"),
+        (36, "message is not built from string literals"),  # the helper's own raise
     ]
 
 

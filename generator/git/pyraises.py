@@ -844,11 +844,15 @@ def assigned_messages(
     before it in order. An assignment on the way to the raise (`on_path`: in a body that
     holds it) replaces what the variable held; one in a branch off it adds a value;
     `msg = msg + "…"` and `msg += "…"` join onto each value that can reach them (not one
-    set in the other branch of an `if`: `where` says which branches each statement is in).
-    None when a binding of the name in its function that can reach the raise is anything
-    else (a loop, a tuple)."""
-    # each with the branches it needs and the line it was first set on
-    values: list[tuple[ast.expr, tuple[Branch, ...], int]] = []
+    set in the other branch of an `if`: `where` says which branches each statement is in;
+    nor one from before an assignment that always runs before them, in a body that holds
+    them: `"  For: …"` appended in a loop, then `"    …"` in a loop inside it). None when a
+    binding of the name in its function that can reach the raise is anything else (a loop,
+    a tuple)."""
+    # each with the branches it needs, the line it was first set on, and the assignments
+    # it went through
+    values: list[tuple[ast.expr, tuple[Branch, ...], int, tuple[int, ...]]] = []
+    done: list[ast.stmt] = []
     there = where.get(id(raised), ())
     for statement in sorted(scope.get(name.id, []), key=lambda statement: statement.lineno):
         value = assigned_value(statement, name.id)
@@ -862,15 +866,18 @@ def assigned_messages(
             continue
         here = where.get(id(statement), ())
         if any(isinstance(n, ast.Name) and n.id == name.id for n in ast.walk(value)):
+            before = [t for t in done if here[: len(where.get(id(t), ()))] == where.get(id(t))]
             made = [
-                (substituted(value, name.id, held), (*needs, here), start)
-                for held, needs, start in values
+                (substituted(value, name.id, held), (*needs, here), start, (*went, id(statement)))
+                for held, needs, start, went in values
                 if not any(exclusive(need, here) for need in needs)
+                and all(id(t) in went or start > t.lineno for t in before)
             ]
             if not made:
                 return []  # joined onto a value from elsewhere (a parameter)
         else:
-            made = [(value, (here,), statement.lineno)]
+            made = [(value, (here,), statement.lineno, (id(statement),))]
+        done.append(statement)
         values = made if statement_span(statement) in on_path else values + made
         if len(values) > MAX_MESSAGES:
             return []
@@ -887,7 +894,7 @@ def assigned_messages(
     ]
     return [
         (held, off_the_way(needs, there))
-        for held, needs, start in values
+        for held, needs, start, _ in values
         if not any(exclusive(n, there) for n in needs)
         and all(start > node.lineno or any(node in dict(n) for n in needs) for node in settled)
     ]
