@@ -974,9 +974,9 @@ def assigned_value(statement: ast.stmt, name: str) -> ast.expr | None:
     return statement.value if len(targets) == 1 and isinstance(targets[0], ast.Name) else None
 
 
-def joined_list(message: ast.expr) -> ast.Name | None:
-    """The variable a message joins with a literal separator (`"\\n".join(lines)`), if it is
-    that."""
+def joined_list(message: ast.expr) -> tuple[ast.expr, ast.Name] | None:
+    """The literal separator and the variable a message joins with it (`"\\n".join(lines)`),
+    if it is that."""
     if (
         isinstance(message, ast.Call)
         and isinstance(message.func, ast.Attribute)
@@ -986,7 +986,7 @@ def joined_list(message: ast.expr) -> ast.Name | None:
         and not message.keywords
         and isinstance(message.args[0], ast.Name)
     ):
-        return message.args[0]
+        return message.func.value, message.args[0]
     return None
 
 
@@ -1004,7 +1004,7 @@ def added_items(statement: ast.Expr, name: str) -> list[ast.expr] | None:
     ):
         return None
     [item] = call.args
-    if call.func.attr == "append" and not isinstance(item, ast.Starred):
+    if call.func.attr == "append" and not isinstance(item, ast.Starred):  # one of LIST_ADDITIONS
         return [item]
     if call.func.attr == "extend" and isinstance(item, (ast.List, ast.Tuple)):
         return None if any(isinstance(e, ast.Starred) for e in item.elts) else list(item.elts)
@@ -1026,7 +1026,8 @@ def only_built(scope: ast.AST, name: str) -> bool:
             continue
         parent = parents.get(id(node))
         added = isinstance(parent, ast.Attribute) and parent.attr in LIST_ADDITIONS
-        joined = isinstance(parent, ast.Call) and joined_list(parent) is node
+        call = parent if isinstance(parent, ast.Call) else None
+        joined = call is not None and joined_list(call) is not None and call.args[0] is node
         measured = isinstance(parent, ast.Call) and last_name(parent.func) == "len"
         tested = isinstance(parent, (ast.If, ast.While, ast.UnaryOp, ast.BoolOp, ast.Compare))
         if not (added or joined or measured or tested):
@@ -1060,6 +1061,7 @@ def joined_items(value: ast.expr, separator: ast.expr) -> ast.expr | None:
 
 
 def list_items(value: ast.expr) -> list[ast.expr] | None:
+    """The items a list expression holds (`[a] + [b]`: a, b); None for any other."""
     if isinstance(value, (ast.List, ast.Tuple)):
         return None if any(isinstance(e, ast.Starred) for e in value.elts) else list(value.elts)
     if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
@@ -1302,8 +1304,8 @@ class _Scanner:
                 for value, chosen in split
                 for m, more in self.messages_of(value, raised)
             ]
-        if (listed := joined_list(message)) is not None:
-            return self.joined_messages(message, listed, raised)
+        if (joined := joined_list(message)) is not None:
+            return self.joined_messages(message, *joined, raised)
         attribute = template_attribute(message)
         if attribute is not None and (values := self.class_attribute(*attribute)):
             dotted = ".".join(attribute)  # `self.name`
@@ -1326,7 +1328,7 @@ class _Scanner:
         ]
 
     def joined_messages(
-        self, message: ast.expr, listed: ast.Name, raised: ast.stmt
+        self, message: ast.expr, separator: ast.expr, listed: ast.Name, raised: ast.stmt
     ) -> list[tuple[ast.expr, list[Condition]]]:
         """The texts a list the function builds can be joined into (`msg = [f"unknown
         command {name!r}"]`, `if guess: msg.append(f"maybe you meant {guess!r}")`, then
@@ -1337,7 +1339,6 @@ class _Scanner:
             return [(message, [])]
         built = {listed.id: [*assignments[listed.id], *list_additions(self.scope, listed.id)]}
         found = assigned_messages(listed, built, raised, self.on_path(), where)
-        separator = message.func.value  # type: ignore[attr-defined]
         joined = [(joined_items(value, separator), held) for value, held in found]
         if not joined or any(text is None for text, _ in joined):
             return [(message, [])]
