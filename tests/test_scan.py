@@ -320,12 +320,15 @@ def test_code_in_syntax_newer_than_this_python_is_read_at_its_own_lines(
         "        return table[key]\n"
         "    except KeyError, e:\n"
         '        raise ValueError("unknown key %s" % key)\n'
+        "    except IndexError,e:\n"  # networkx 0.33–1.2: no space after the comma
+        '        raise ValueError("bad index %s" % e)\n'
     )
     sites, _ = read_rewritten(source)
     assert [(s.line, s.scope, s.template, s.conditions) for s in sites] == [
         (6, "Box.first", "no items in the box", ("not items",)),
         (11, "fetch", "no entry {key!r}", ("except (KeyError, IndexError)",)),
         (16, "legacy", "unknown key {key}", ("except KeyError",)),
+        (18, "legacy", "bad index {e}", ("except IndexError",)),
     ]
     # A type parameter list over several lines is not rewritten: the file is not read, and
     # scan says which line this Python stopped at.

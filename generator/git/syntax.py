@@ -160,7 +160,7 @@ def statement_edits(statement: list[TokenInfo]) -> list[Edit]:
         named = statement[commas[-1] + 1 :]  # Python 2's `except E, e:` names what it caught
         if len(commas) == 1 and len(named) == 1 and not named[0].string[:1].isupper():
             comma = statement[commas[0]]
-            return [(comma.start, comma.end, " as")]
+            return [(comma.start, comma.end, " as ")]  # `except KeyError,e:` too
         caught = statement[2] if following == "*" else statement[1]
         return [(caught.start, caught.start, "("), (end, end, ")")]
     if head.string == "raise" and commas:
