@@ -897,6 +897,15 @@ def test_a_message_joined_from_a_list_is_each_text_the_list_can_hold() -> None:
         (31, "message is not built from string literals"),
         (36, "message is not built from string literals"),  # the helper's own raise
     ]
+    # A list of more items than a message is made of (3,000: deeper than Python's recursion
+    # limit as one expression) is not read, and its file still is.
+    rows = ", ".join(f'"row {n} of a table"' for n in range(3000))
+    source = f"def table():\n    rows = [{rows}]\n    raise ValueError(' '.join(rows))\n"
+    sites, skipped = scan_source(source)
+    assert sites == []
+    assert [(s.line, s.reason) for s in skipped] == [
+        (3, "message is not built from string literals")
+    ]
 
 
 CUSTOM_ERRORS = (

@@ -1049,7 +1049,7 @@ def joined_items(value: ast.expr, separator: ast.expr) -> ast.expr | None:
     """The text a list's items make joined with the separator, as one expression (`a + sep +
     b`); None when the value is not a list of known items (`[a] + [b]` is one)."""
     items = list_items(value)
-    if items is None:
+    if items is None or len(items) > MAX_JOINED:
         return None
     if not items:
         return ast.Constant("")
@@ -1058,6 +1058,11 @@ def joined_items(value: ast.expr, separator: ast.expr) -> ast.expr | None:
         joint = ast.BinOp(text, ast.Add(), copy.deepcopy(separator))
         text = ast.BinOp(joint, ast.Add(), item)
     return text
+
+
+# More items than a message is made of (a table of lines): the list is not read, and the
+# file stays readable (each item one level deeper in the expression a template is read from)
+MAX_JOINED = 64
 
 
 def list_items(value: ast.expr) -> list[ast.expr] | None:
