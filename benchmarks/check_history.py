@@ -11,7 +11,9 @@
    `@deprecated(` decorator), or calls a function
    that release defines (a raise helper), or is an entry of a table of error messages
    (`error_messages` above it); or the line raises and the words are in the definition of a
-   function it calls (a message a function makes); or the line says `raise X` (or `yield X`,
+   function it calls, or that a name it raises was assigned from in the 40 lines above (`msg
+   = self._get_unsupported_message(…)`, then `raise NotSupportedError(msg)`: a message a
+   function makes); or the line says `raise X` (or `yield X`,
    a call or not) and the words are in the definition of class X in that release, or of one
    of its bases, three deep (a message the class builds, or builds around the text given
    there), or the line enters a context manager that raises one of its parameters (`with
@@ -198,6 +200,7 @@ WARN_CALL_RE = re.compile(r"\bwarnings\.warn(?:_explicit)?\(|(?<![\w.])warn(?:_e
 TABLE_ENTRY_RE = re.compile(r"^\s*(?:\w*error_messages\s*=\s*\{\s*)?[\"'][\w-]+[\"']\s*:")
 CLASS_RAISED_RE = re.compile(r"\b(?:raise|yield)\s+(?:[\w.]+\.)?([A-Z_]\w*)\s*(?:\(|$|from\b)")
 HELD_RAISED_RE = re.compile(r"\braise\s+([a-z_]\w*)\s*(?:$|from\b)")  # `raise error`
+HELD_MESSAGE_RE = re.compile(r"\(\s*([a-z_]\w*)\s*[,)]")  # the message a raise reads: `X(msg)`
 RAISING_CALL_RE = re.compile(r"\b(set_exception|raise_from|reraise|raise_|raise_from_cause)\(")
 CLASS_CALLED_RE = re.compile(r"\b([A-Z_]\w*)\s*\(")
 WITH_CALL_RE = re.compile(r"^\s*(?:async\s+)?with\s+(?:[\w.]+\.)?(\w+)\(")  # a context manager
@@ -270,6 +273,13 @@ def how_raised(
                 return "a raise helper's call"
             if WARN_CALL_RE.search(helper):
                 return "a warn helper's call"
+    for name in HELD_MESSAGE_RE.findall(said) if raises else []:  # `raise X(msg)`
+        maker = re.compile(rf"^\s*{name}\s*=\s*(?:[\w.]+\.)?(\w+)\(")  # `msg = self.m(…)`
+        for line in lines[max(0, at - 40) : at - 1]:
+            call = maker.match(line)
+            helper = defined(git, commit, "def", call[1]) if call else ""
+            if helper and all(w in wide or w in helper for w in words):
+                return "a message a function makes"
     raised = CLASS_RAISED_RE.search(said)
     if raised is None and RAISING_CALL_RE.search(said):  # `reraise(X, X(…), tb)` over lines
         raised = CLASS_CALLED_RE.search("\n".join(lines[at - 1 : at + 4]))
