@@ -84,11 +84,12 @@ def main(repo_dir: str, history_file: str) -> None:
             if key not in shown:
                 shown[key] = git("show", f"{key[0]}:{key[1]}").splitlines()
             lines, at = shown[key], pair["line"]
-            words = re.findall(r"[A-Za-z]{3,}", " ".join(PLACEHOLDER_RE.split(pair["message"])))
+            said = own_names(lines[at - 1] if at <= len(lines) else "", key, lines)
+            written = source_text(pair["message"]) if DEPRECATED_RE.match(said) else pair["message"]
+            words = re.findall(r"[A-Za-z]{3,}", " ".join(PLACEHOLDER_RE.split(written)))
             end = max(at + 15, statement_end(lines, at))
             near = JOINED_RE.sub("", "\n".join(lines[at - 1 : end]))
             wide = JOINED_RE.sub("", "\n".join(lines[max(0, at - 80) : end]))
-            said = own_names(lines[at - 1] if at <= len(lines) else "", key, lines)
             if any(w not in near for w in words) and all(w in wide for w in words):
                 from_variable += 1
             release = commits[pair["release"]]
@@ -123,7 +124,9 @@ def main(repo_dir: str, history_file: str) -> None:
         unlisted = [name for name in data["releases"] if name not in listed]
         if not record["raised"] or not unlisted:
             continue
-        runs = [r.strip() for r in PLACEHOLDER_RE.split(record["raised"][-1]["message"])]
+        runs = [
+            r.strip() for r in PLACEHOLDER_RE.split(source_text(record["raised"][-1]["message"]))
+        ]
         runs = [r for r in runs if len(r) >= 20 and " " in r and "\n" not in r]
         if not runs:
             continue
@@ -181,6 +184,13 @@ def main(repo_dir: str, history_file: str) -> None:
 STRING_RE = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")  # a string literal on one line
 
 
+def source_text(message: str) -> str:
+    """What of a message its source says: of the Deprecated package's wording, the name of
+    what is decorated, the reason and the version the decorator gives."""
+    wording = PACKAGE_WORDING_RE.fullmatch(message)
+    return " ".join(part for part in wording.groups() if part) if wording else message
+
+
 def statement_end(lines: list[str], at: int) -> int:
     """The line (counted from 1) where the brackets the line at `at` opens close: the end
     of a raise whose message runs on for many lines (300 at most)."""
@@ -195,7 +205,14 @@ def statement_end(lines: list[str], at: int) -> int:
 
 STATEMENT_CALL_RE = re.compile(r"^\s*([\w.]+\.)?(\w+)\(")  # the call a line is: `node.warn(`
 CALL_RE = re.compile(r"(?:^|(?<=[\s.(=]))([A-Za-z_]\w*)\(")  # `X(f(…))`: both
-DEPRECATED_RE = re.compile(r"^\s*@(?:\w+\.)?deprecated\(")  # PEP 702's decorator
+# PEP 702's decorator, or the Deprecated package's (`@deprecated.sphinx.deprecated(`, bare)
+DEPRECATED_RE = re.compile(r"^\s*@(?:\w+\.)*deprecated\s*(?:\(|$)")
+# The words the Deprecated package puts around the reason a decorator gives it.
+PACKAGE_WORDING_RE = re.compile(
+    r"Call to deprecated (?:class method|class|method|function \(or staticmethod\)) (\w+)\."
+    r"(?: \((.*)\))?(?: -- Deprecated since version (.*)\.)?",
+    re.DOTALL,
+)
 WARN_CALL_RE = re.compile(r"\bwarnings\.warn(?:_explicit)?\(|(?<![\w.])warn(?:_explicit)?\(")
 TABLE_ENTRY_RE = re.compile(r"^\s*(?:\w*error_messages\s*=\s*\{\s*)?[\"'][\w-]+[\"']\s*:")
 CLASS_RAISED_RE = re.compile(r"\b(?:raise|yield)\s+(?:[\w.]+\.)?([A-Z_]\w*)\s*(?:\(|$|from\b)")

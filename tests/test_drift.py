@@ -838,3 +838,62 @@ def test_a_deprecated_decorator_is_drafted_checked_and_followed_through_releases
     )
     banner = page.select_one(".retired-banner").get_text(" ", strip=True)
     assert banner.startswith("No longer issued since 3.0")
+
+
+def test_the_deprecated_packages_warning_is_worded_as_it_words_it_and_followed_to_pep_702(
+    tmp_path: Path,
+    make_content,  # type: ignore[no-untyped-def]
+) -> None:
+    # PyGithub: the Deprecated package's decorator until 2.6, PEP 702's from 2.7. The
+    # package words the warning itself around the reason given; the decorator of the same
+    # method is the same warning, whatever the words (2.7 keeps the reason alone).
+    def release(imported: str, decorator: str) -> str:
+        return (
+            f"{imported}\n"
+            "\n"
+            "\n"
+            "class Github:\n"
+            f"    @{decorator}\n"
+            "    def get_installation(self, id):\n"
+            "        return id\n"
+        )
+
+    releases = [
+        ("1.0", release("import deprecated", 'deprecated.deprecated("Use get_repo_installation")')),
+        (
+            "2.0",
+            release(
+                "from typing_extensions import deprecated",
+                'deprecated("Use get_repo_installation")',
+            ),
+        ),
+        (
+            "3.0",
+            release(
+                "from deprecated.sphinx import deprecated as _deprecated",
+                '_deprecated("Use :meth:`get_repo_installation`", "3.0")',
+            ),
+        ),
+    ]
+    repo, content, path = drafted_first_release(tmp_path, make_content, "pkg/main.py", releases)
+    draft = yaml.safe_load(path.read_text())
+    assert (draft["kind"], draft["exception"], draft["message"]) == (
+        "warning",
+        "DeprecationWarning",
+        "Call to deprecated method get_installation. (Use get_repo_installation)",
+    )
+    assert (draft["source"]["line"], draft["source"]["function"]) == (5, "Github.get_installation")
+    statuses = [r["status"] for r in drift_json(content, repo, "--to", "2.0")["records"]]
+    assert statuses == ["changed"]
+    where = ("--content", str(content), "--repo-dir", str(repo.path))
+    [record] = json.loads(run_cli("history", *where, "--json").stdout)["records"]
+    assert [(r["release"], r["line"], r["message"]) for r in record["raised"]] == [
+        ("1.0", 5, "Call to deprecated method get_installation. (Use get_repo_installation)"),
+        ("2.0", 5, "Use get_repo_installation"),
+        (
+            "3.0",
+            5,
+            "Call to deprecated method get_installation. (Use `get_repo_installation`)"
+            " -- Deprecated since version 3.0.",
+        ),
+    ]

@@ -1206,11 +1206,101 @@ def test_a_warning_is_known_under_another_name_and_not_where_only_type_checkers_
     assert skipped == []
 
 
+def test_the_deprecated_packages_decorator_is_a_warning_worded_as_the_package_words_it() -> None:
+    # The Deprecated package (PyGithub until 2.6, redis-py until 4.x): "Call to deprecated
+    # <kind> <name>." then " (<reason>)" and " -- Deprecated since version <version>." when
+    # given; the kind is what the decorated function is when it runs (a method bound to its
+    # instance, a property's getter not); `deprecated.sphinx` takes the version second and
+    # drops the roles of the reason; a project's adapter words it otherwise.
+    source = (
+        "import deprecated\n"
+        "from deprecated import deprecated as dep, sphinx\n"
+        "MESSAGE = 'Use the new one'\n"
+        "@deprecated.deprecated('Use github.Auth.AppInstallationAuth instead')\n"
+        "class AppAuthentication:\n"
+        "    @dep\n"
+        "    def old(self): ...\n"
+        "    @staticmethod\n"
+        "    @dep(reason='gone', version='1.2')\n"
+        "    def stat(): ...\n"
+        "    @classmethod\n"
+        "    @dep(MESSAGE)\n"
+        "    def klass(cls): ...\n"
+        "    @property\n"
+        "    @dep('Use property check_suite.id instead')\n"
+        "    def check_suite_id(self): ...\n"
+        "    @sphinx.deprecated('Use :meth:`new` or :py:func:`x.y`', '2.0')\n"
+        "    def sph(self): ...\n"
+        "    @dep('custom', adapter_cls=MyAdapter)\n"
+        "    def custom(self): ...\n"
+        "    @dep('quiet', action='ignore')\n"
+        "    def quiet(self): ...\n"
+        "@dep(version='3.0', category=PendingDeprecationWarning)\n"
+        "def func(): ...\n"
+    )
+    sites, skipped = scan_source(source)
+    assert [(s.line, s.exception, s.template, s.handed, s.scope) for s in sites] == [
+        (
+            4,
+            "DeprecationWarning",
+            "Call to deprecated class AppAuthentication. (Use github.Auth.AppInstallationAuth"
+            " instead)",
+            "deprecated class",
+            "AppAuthentication",
+        ),
+        (
+            6,
+            "DeprecationWarning",
+            "Call to deprecated method old.",
+            "deprecated",
+            "AppAuthentication.old",
+        ),
+        (
+            9,
+            "DeprecationWarning",
+            "Call to deprecated function (or staticmethod) stat. (gone) -- Deprecated since"
+            " version 1.2.",
+            "deprecated",
+            "AppAuthentication.stat",
+        ),
+        (
+            12,
+            "DeprecationWarning",
+            "Call to deprecated class method klass. ({MESSAGE})",
+            "deprecated",
+            "AppAuthentication.klass",
+        ),
+        (
+            15,
+            "DeprecationWarning",
+            "Call to deprecated function (or staticmethod) check_suite_id. (Use property"
+            " check_suite.id instead)",
+            "deprecated",
+            "AppAuthentication.check_suite_id",
+        ),
+        (
+            17,
+            "DeprecationWarning",
+            "Call to deprecated method sph. (Use `new` or `x.y`) -- Deprecated since version 2.0.",
+            "deprecated",
+            "AppAuthentication.sph",
+        ),
+        (
+            23,
+            "PendingDeprecationWarning",
+            "Call to deprecated function (or staticmethod) func. -- Deprecated since version 3.0.",
+            "deprecated",
+            "func",
+        ),
+    ]
+    assert [(s.line, s.reason) for s in skipped] == [(19, "deprecation worded by an adapter")]
+
+
 def test_a_deprecated_decorator_is_a_warning_where_it_stands() -> None:
     # PEP 702 (fastapi's responses, pydantic-core's schema functions): `@deprecated("…")`
     # of `warnings` or `typing_extensions` warns each time what it decorates is used;
     # `category=None` only marks it for type checkers, as it does on an `@overload`, and
-    # another module's `deprecated` (pytest's own, the Deprecated package's) is not PEP 702's.
+    # another module's `deprecated` (pytest's own, or any project's) is not PEP 702's.
     source = (
         "import warnings\n"
         "from typing_extensions import deprecated\n"

@@ -41,7 +41,7 @@ from errpages.git.pinning import (
     site_pin,
     snippet_span,
 )
-from errpages.git.pyraises import RaiseSite
+from errpages.git.pyraises import DECORATED, RaiseSite
 from errpages.git.repo import (
     GitError,
     ObjectReader,
@@ -171,6 +171,7 @@ class Wanted:
     after_gap: bool = False
     also: frozenset[str] = frozenset()  # the other files its record raises it in
     helper: str = ""  # the raise helper it went through, if one
+    handed: str = ""  # how it leaves its statement, if not raised there (`RaiseSite.handed`)
 
     @classmethod
     def of(
@@ -200,6 +201,7 @@ class Wanted:
             after_gap,
             also,
             site.helper if site else "",
+            site.handed if site else "",
         )
 
 
@@ -287,19 +289,22 @@ def outermost(scope: str) -> str:
 
 
 def reworded_in_place(wanted: Wanted, site: RaiseSite, words: tuple[str, ...]) -> bool:
-    """A raise in the same function, with the same placeholders or under the same conditions,
-    of the same class, or of another with the whole of one message in the other: the same
-    check, whatever its words now (`unknown widget {name!r}` → `no widget named {name!r}`;
-    "finish() called twice.  May be caused by using async operations without the
-    @asynchronous decorator." → "finish() called twice"; webargs 6's warning
-    "_on_validation_error hook did not raise an exception and flow of control returned to
-    parse(). …", 7.0's ValueError of its first half)."""
+    """A raise in the same function, with the same placeholders or under the same conditions
+    (or a warning of a decorator of the same function), of the same class, or of another
+    with the whole of one message in the other: the same check, whatever its words now
+    (`unknown widget {name!r}` → `no widget named {name!r}`; "finish() called twice.  May
+    be caused by using async operations without the @asynchronous decorator." → "finish()
+    called twice"; webargs 6's warning "_on_validation_error hook did not raise an
+    exception and flow of control returned to parse(). …", 7.0's ValueError of its first
+    half; PyGithub 2.6's "Call to deprecated method get_installation. (Use
+    get_repo_installation)", 2.7's `@deprecated("Use get_repo_installation")`)."""
     same_placeholders = bool(wanted.names) and placeholders(site.template) == wanted.names
     same_conditions = bool(wanted.conditions) and site.conditions == wanted.conditions
+    same_decorator = wanted.handed in DECORATED and site.handed == wanted.handed
     return (
         site.scope == wanted.scope
         and (same_exception(wanted.exception, site.exception) or holds_whole(wanted, words))
-        and (same_placeholders or same_conditions)
+        and (same_placeholders or same_conditions or same_decorator)
     )
 
 

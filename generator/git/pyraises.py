@@ -31,7 +31,8 @@ SIMPLE_FORMAT_RE = re.compile(r"%(?:\((\w+)\))?([-#0 +]*\d*(?:\.\d+)?)([sdirfgex
 Span = tuple[tuple[int, int], ...]  # the lines of each statement of one body
 
 
-ISSUED = frozenset({"warn", "deprecated", "deprecated class"})  # `RaiseSite.handed`: warnings
+DECORATED = frozenset({"deprecated", "deprecated class"})  # `RaiseSite.handed`: a decorator's
+ISSUED = DECORATED | {"warn"}  # `RaiseSite.handed`: warnings
 
 
 @dataclass(frozen=True)
@@ -767,6 +768,11 @@ def is_none(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
 
 
+def stated(value: ast.expr | None) -> ast.expr | None:
+    """A value given, unless it is an empty text or None, which say nothing."""
+    return None if value is None or (isinstance(value, ast.Constant) and not value.value) else value
+
+
 def last_name(node: ast.expr) -> str | None:
     if isinstance(node, ast.Name):
         return node.id
@@ -1181,6 +1187,15 @@ LOWER_CASE_EXCEPTIONS = {
 }
 WARN_FUNCTIONS = frozenset({"warn", "warn_explicit"})  # of `warnings`: message, then category
 DEPRECATED_FROM = frozenset({"warnings", "typing_extensions"})  # PEP 702's `@deprecated("…")`
+# The Deprecated package's `@deprecated` (`@deprecated("…", version="1.2")`, or bare), which
+# words its warning itself: "Call to deprecated method old. (reason) -- Deprecated since
+# version 1.2."; its sphinx flavour takes the version second and drops `:role:` markup.
+DEPRECATED_PACKAGE = frozenset({"deprecated", "deprecated.classic", "deprecated.sphinx"})
+SPHINX_ROLE_RE = re.compile(r"(?::[a-zA-Z]+)?:[a-zA-Z]+:(`[^`]*`)")
+# What the package calls a function of a class body that another decorator makes unbound:
+# by that decorator (a property's getter and setter are called unbound too).
+UNBOUND_KINDS = {"classmethod": "class method", "staticmethod": "function (or staticmethod)"}
+UNBOUND_CALLERS = frozenset({"property", "cached_property", "setter", "getter", "deleter"})
 TEXT_METHODS = ("__str__", "__unicode__")  # what `str(exc)` returns (Python 2: the second)
 EXCEPTION_SUFFIXES = ("Error", "Exception", "Warning")  # how exception classes are named
 
@@ -1266,8 +1281,7 @@ class _Scanner:
                 decorators = within.decorator_list
                 stub = any(last_name(d) == "overload" for d in decorators)  # for type checkers
                 for decorator in [] if stub else decorators:
-                    if isinstance(decorator, ast.Call) and self.deprecates(decorator):
-                        self.visit_deprecated(decorator)
+                    self.visit_decorator(within, decorator)
             outside, self.conditions = self.conditions, [] if name is not None else self.conditions
             for body, holding in body_conditions(node):
                 if not body:
@@ -1732,9 +1746,35 @@ class _Scanner:
         self.issue(node, message, category, "UserWarning")
 
     def deprecates(self, call: ast.Call) -> bool:
-        """Whether a decorator is PEP 702's `deprecated` of `warnings` or
-        `typing_extensions`, named through the module or imported from it."""
-        return self.names_one_of(call.func, DEPRECATED_FROM, frozenset({"deprecated"}))
+        """Whether a decorator is a `deprecated` that warns: PEP 702's (of `warnings` or
+        `typing_extensions`) or the Deprecated package's."""
+        return self.deprecated_from(call.func) in DEPRECATED_FROM | DEPRECATED_PACKAGE
+
+    def deprecated_from(self, called: ast.expr) -> str:
+        """The module a `deprecated` callable comes from, named through it
+        (`deprecated.sphinx.deprecated`, `warnings.deprecated`, under its own name or another)
+        or imported from it (`from deprecated import deprecated as _d`); "" for any other."""
+        if isinstance(called, ast.Name):
+            own = self.renamed.get(called.id, called.id) == "deprecated"
+            return self.imported.get(called.id, "") if own else ""
+        if not isinstance(called, ast.Attribute) or called.attr != "deprecated":
+            return ""
+        head, _, rest = dotted(called.value).partition(".")
+        if head in self.imported:  # `from deprecated import sphinx`
+            head = f"{self.imported[head]}.{self.renamed.get(head, head)}"
+        else:
+            head = self.renamed.get(head, head)
+        return f"{head}.{rest}" if rest else head
+
+    def visit_decorator(self, within: Scope, decorator: ast.expr) -> None:
+        """A decorator that issues a warning each time what it decorates is used."""
+        call = decorator if isinstance(decorator, ast.Call) else None
+        origin = self.deprecated_from(call.func if call else decorator)
+        if call is not None and origin in DEPRECATED_FROM:
+            self.visit_deprecated(call)
+        elif origin in DEPRECATED_PACKAGE:
+            bare = ast.copy_location(ast.Call(decorator, [], []), decorator)
+            self.visit_package_deprecated(within, call or bare, origin == "deprecated.sphinx")
 
     def names_one_of(
         self, called: ast.expr, modules: frozenset[str], names: frozenset[str]
@@ -1761,6 +1801,47 @@ class _Scanner:
         node = ast.copy_location(ast.Expr(decorator), decorator)
         message = decorator.args[0] if decorator.args else None
         self.issue(node, message, category, "DeprecationWarning")
+
+    def visit_package_deprecated(self, within: Scope, decorator: ast.Call, sphinx: bool) -> None:
+        """The Deprecated package's `@deprecated(reason, version=…)` (`reason, version` for its
+        sphinx flavour): a warning of its category each time what it decorates is called,
+        worded by the package after the kind of thing it is; none with `action="ignore"`,
+        and skipped with an `adapter_cls` of the project's, which words it otherwise."""
+        keywords = {k.arg: k.value for k in decorator.keywords if k.arg}
+        if "adapter_cls" in keywords:
+            self.skipped.append(Skipped(decorator.lineno, "deprecation worded by an adapter"))
+            return
+        action = keywords.get("action")
+        if isinstance(action, ast.Constant) and action.value == "ignore":
+            return
+        given_keys = ("reason", "version")
+        given = dict(zip(given_keys[: 2 if sphinx else 1], decorator.args, strict=False))
+        reason, version = (stated(keywords.get(key, given.get(key))) for key in given_keys)
+        if isinstance(reason, ast.Constant) and isinstance(reason.value, str) and sphinx:
+            reason = ast.Constant(SPHINX_ROLE_RE.sub(r"\1", reason.value))
+        words: list[ast.expr] = [ast.Constant(f"Call to deprecated {self.kind_of(within)}.")]
+        if reason is not None:
+            words += [ast.Constant(" ("), reason, ast.Constant(")")]
+        if version is not None:
+            words += [ast.Constant(" -- Deprecated since version "), version, ast.Constant(".")]
+        message = functools.reduce(lambda a, b: ast.BinOp(a, ast.Add(), b), words)
+        ast.fix_missing_locations(ast.copy_location(message, decorator))
+        category = keywords.get("category")
+        node = ast.copy_location(ast.Expr(decorator), decorator)
+        self.issue(node, message, category, "DeprecationWarning")
+
+    def kind_of(self, within: Scope) -> str:
+        """What the Deprecated package calls a class or function, and its name, as it words
+        its warning: bound to an instance, a function defined in a class is a `method`."""
+        if isinstance(within, ast.ClassDef):
+            return f"class {within.name}"
+        decorators = [last_name(d) for d in within.decorator_list]
+        kind = "function (or staticmethod)"
+        if len(self.within) > 1 and isinstance(self.within[-2], ast.ClassDef):
+            unbound = next((UNBOUND_KINDS[d] for d in decorators if d in UNBOUND_KINDS), "")
+            if unbound or not UNBOUND_CALLERS.intersection(filter(None, decorators)):
+                kind = unbound or "method"
+        return f"{kind} {within.name}"
 
     def issue(
         self, node: ast.stmt, message: ast.expr | None, category: ast.expr | None, default: str
