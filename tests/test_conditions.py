@@ -1062,6 +1062,35 @@ class Validator(HTTPBase):
 """
 
 
+# docker-py 1.x–6.x: the text a factory formats is a variable of its own, given it once;
+# one given two texts is not followed (which the call makes is not known).
+DOCKER_CONTAINERS = """\
+class InvalidVersion(Exception):
+    pass
+
+
+def host_config_version_error(param, version, less_than=True):
+    operator = '<' if less_than else '>'
+    error_msg = '{0} param is not supported in API versions {1} {2}'
+    return InvalidVersion(error_msg.format(param, operator, version))
+
+
+def host_config_value_error(param, value):
+    error_msg = 'Invalid value for {0} param: {1}'
+    if value is None:
+        error_msg = 'Missing value for {0} param'
+    return ValueError(error_msg.format(param, value))
+
+
+class HostConfig(dict):
+    def __init__(self, version, mem_swappiness=None):
+        if mem_swappiness is not None and version < '1.20':
+            raise host_config_version_error('mem_swappiness', '1.20')
+        if mem_swappiness == -1:
+            raise host_config_value_error('mem_swappiness', mem_swappiness)
+"""
+
+
 def test_a_message_a_function_of_the_module_makes_is_found_and_checked_at_its_call(
     tmp_path: Path, make_content
 ) -> None:  # type: ignore[no-untyped-def]
@@ -1072,10 +1101,16 @@ def test_a_message_a_function_of_the_module_makes_is_found_and_checked_at_its_ca
     repo.write("pkg/types.py", CLICK_TYPES)
     repo.write("pkg/security.py", FASTAPI_SECURITY)
     repo.write("pkg/json_schema.py", PYDANTIC_SCHEMA)
+    repo.write("pkg/containers.py", DOCKER_CONTAINERS)
     repo.commit("first")
     content = make_content({})
     summary = scan_json(repo, content)
     assert raised_where(content) == {
+        "{param} param is not supported in API versions {operator} {version}": (
+            "InvalidVersion",
+            "pkg/containers.py",
+            21,
+        ),
         "{value!r} is not {choice}.": ("BadParameter", "pkg/types.py", 16),
         "{value!r} is not one of {choices}.": ("BadParameter", "pkg/types.py", 16),
         "no {kind} widget": ("KeyError", "pkg/types.py", 34),
@@ -1096,6 +1131,9 @@ def test_a_message_a_function_of_the_module_makes_is_found_and_checked_at_its_ca
         "HTTPBase.make_headers returns no exception class with a message"
     )
     assert skipped[("pkg/security.py", 19)] == "not an exception class (a CapWords name)"
+    assert skipped[("pkg/containers.py", 23)] == (
+        "host_config_value_error returns no exception class with a message"
+    )
     records = drafts(content)
     choice = records["{value!r} is not one of {choices}."]
     assert choice["source"]["through"] == ["ParamType.fail", "Choice.invalid_choice_message"]

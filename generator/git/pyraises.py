@@ -2865,11 +2865,18 @@ def given_argument(
 ) -> ast.expr | None:
     """A message the function makes, as a call of it gives it: with the argument the call
     gives the parameter it is, or whose text it fills in (`msg.format_map({"field": …})`),
-    by keyword or by position (a method's `self` not counted); or the message as it is
-    written there; None for a variable of the function's own."""
+    by keyword or by position (a method's `self` not counted); with the text a variable of
+    its own is given once (docker-py's `error_msg = '{0} param is not supported …'`, then
+    `return errors.InvalidVersion(error_msg.format(…))`); or the message as it is written
+    there; None for any other variable of the function's own."""
     held = template_variable(message)
-    if held is None or not is_parameter(function, held.id):
-        return message if held is None else None
+    if held is None:
+        return message
+    if not is_parameter(function, held.id):
+        bindings = local_assignments(function).get(held.id, [])
+        text = assigned_value(bindings[0], held.id) if len(bindings) == 1 else None
+        literal = isinstance(text, ast.Constant) and isinstance(text.value, str)
+        return substituted(message, held.id, text) if text is not None and literal else None
     given = {k.arg: k.value for k in call.keywords if k.arg}
     if not any(isinstance(a, ast.Starred) for a in call.args):
         given.update(zip(positional_parameters(function, method), call.args, strict=False))
