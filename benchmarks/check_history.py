@@ -8,7 +8,9 @@
    message held in a variable) to 15 below, or to where the brackets the line opens close
    (string literals joined across lines read as one), and the line says `raise`, `assert`
    or `yield` (or calls `set_exception`, `raise_from`, `reraise` or `warn`, or is a
-   `@deprecated(` decorator), or calls a function
+   `@deprecated(` decorator, or the Deprecated package's, bare too, where of the words
+   that package puts around the reason only the reason, the version and the name of
+   what it decorates are looked for), or calls a function
    that release defines (a raise helper), or is an entry of a table of error messages
    (`error_messages` above it); or the line raises and the words are in the definition of a
    function it calls, or that a name it raises was assigned from in the 40 lines above (`msg
@@ -26,7 +28,8 @@
    at a `warnings.warn` call (or `warn(…)`, or a `@deprecated("…")` decorator), and every
    other pair is not.
 2. Every pair not listed: `git grep -F` of the record's longest literal run (20 characters
-   or more, with a space, on one source line) in that release's Python files (tests, docs,
+   or more, with a space, on one source line; of the reason, in the Deprecated package's
+   wording) in that release's Python files (tests, docs,
    examples and benchmarks left out, as scan leaves them), in a string and not in a comment,
    where a raise takes its message: the hit's line or one of the five above it raises,
    asserts, yields an exception, issues a warning or makes an exception (`…Error(`, not
