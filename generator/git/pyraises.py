@@ -1772,9 +1772,9 @@ class _Scanner:
         origin = self.deprecated_from(call.func if call else decorator)
         if call is not None and origin in DEPRECATED_FROM:
             self.visit_deprecated(call)
-        elif origin in DEPRECATED_PACKAGE:
-            bare = ast.copy_location(ast.Call(decorator, [], []), decorator)
-            self.visit_package_deprecated(within, call or bare, origin == "deprecated.sphinx")
+        elif origin in DEPRECATED_PACKAGE:  # bare too: `@deprecated`
+            call = call or ast.copy_location(ast.Call(decorator, [], []), decorator)
+            self.visit_package_deprecated(within, call, origin == "deprecated.sphinx")
 
     def names_one_of(
         self, called: ast.expr, modules: frozenset[str], names: frozenset[str]
