@@ -883,6 +883,8 @@ def test_the_deprecated_packages_warning_is_worded_as_it_words_it_and_followed_t
         "Call to deprecated method get_installation. (Use get_repo_installation)",
     )
     assert (draft["source"]["line"], draft["source"]["function"]) == (5, "Github.get_installation")
+    checked = run_cli("check", "--drafts", "--strict", "--content", str(content))
+    assert checked.exit_code == 0, checked.output
     statuses = [r["status"] for r in drift_json(content, repo, "--to", "2.0")["records"]]
     assert statuses == ["changed"]
     where = ("--content", str(content), "--repo-dir", str(repo.path))

@@ -91,7 +91,10 @@ def check(widget):
         raise ValueError(
             "bad widget"
         )
-    warnings.warn("old widget")"""
+    warnings.warn("old widget")
+
+@deprecated.deprecated("Use check()")
+def old_check(widget): ..."""
 
 
 @pytest.mark.parametrize(
@@ -104,6 +107,10 @@ def check(widget):
         (10, "error", "widgets/core.py", True),  # def check(widget):
         (16, "error", "widgets/core.py", True),  # warnings.warn(…), for an error
         (16, "warning", "widgets/core.py", False),  # warnings.warn(…), for a warning
+        # the Deprecated package's decorator: its warning ("Call to deprecated function
+        # (or staticmethod) old_check. (Use check())") is not its text word for word
+        (18, "warning", "widgets/core.py", False),
+        (18, "error", "widgets/core.py", True),
         (11, "error", "widgets/core.rs", False),  # not Python: not looked into
     ],
 )

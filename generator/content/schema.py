@@ -671,6 +671,7 @@ def unwritten_fields(record: Record) -> list[str]:
 
 
 RAISE_START_RE = re.compile(r"[ \t]*(?:raise|assert)\b")
+DECORATOR_START_RE = re.compile(r"[ \t]*@")
 RAISING_WORDS = frozenset(["raise", "assert", *RAISING_CALLS])
 
 
@@ -678,14 +679,18 @@ def raises_at_line(record: Record) -> bool:
     """Whether a Python snippet's statement at `source.line` raises, asserts, calls what
     raises the exception it is given (`set_exception`, `reraise`), yields the record's
     exception for its caller to raise, or passes the record's message on (a warning record:
-    warns), or names a function the record says its message goes through; True for other
-    languages, which are not looked into."""
+    warns, or is a decorator, which a deprecation is, worded by its package: "Call to
+    deprecated method old. (…)"), or names a function the record says its message goes
+    through; True for other languages, which are not looked into."""
     snippet = record.source.snippet
     if snippet.language.lower() not in PYTHON_LANGUAGES:
         return True
     line = record.source.line - snippet.start_line + 1
     # Most records name the line the statement starts on: found without lexing the snippet.
-    if RAISE_START_RE.match(snippet.text.split("\n", line)[line - 1]):
+    first = snippet.text.split("\n", line)[line - 1]
+    if RAISE_START_RE.match(first):
+        return True
+    if record.kind == "warning" and DECORATOR_START_RE.match(first):
         return True
     statement = logical_line(snippet.text, line)
     if statement is None:
