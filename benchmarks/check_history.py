@@ -24,7 +24,10 @@
    with a name the module assigns once, at its top level, to a text with the words
    (`MESSAGE = "…"`), or with `self.NAME` (`cls.NAME`, `Class.NAME`) where the file binds
    NAME in a class body to a text with the words, or to a module constant that holds one
-   (words the raise's own lines fill in counted). A pair said to be issued as a warning is
+   (words the raise's own lines fill in counted); `self.NAME` read in the raise's call, in
+   what a name it raises was assigned in the 40 lines above, in a method of the file
+   either calls, or in what the file sets `self.NAME` to (`self.error = error or
+   self.default_message`). A pair said to be issued as a warning is
    at a `warnings.warn` call (or `warn(…)`, or a `@deprecated("…")` decorator), and every
    other pair is not.
 2. Every pair not listed: `git grep -F` of the record's longest literal run (20 characters
@@ -268,7 +271,7 @@ def how_raised(
             return "a module constant"
         if not assigned and all(w in wide or w in constant_text(git, commit, name) for w in words):
             return "another module's constant"
-    for name in ATTRIBUTE_RE.findall(called) if raises else []:  # `self.invalid_message`
+    for name in read_attributes(said, called, lines, at) if raises else []:
         bound = [n for n, line in enumerate(lines) if re.match(rf"\s+{name}\s*(:[^=]*)?=", line)]
         for index in bound:
             named = re.fullmatch(r"\s*\w+\s*(?::[^=]*)?=\s*([A-Z_][A-Z0-9_]*)\s*", lines[index])
@@ -311,6 +314,26 @@ def how_raised(
     if raised and all(w in wide or w in class_text(git, commit, raised[1]) for w in words):
         return "built by the class raised"  # or built around the text the raise gives it
     return ""
+
+
+def read_attributes(said: str, called: str, lines: list[str], at: int) -> list[str]:
+    """The attributes a raise reads its message from (`self.invalid_message`): in its call,
+    in what a name it raises was assigned in the 40 lines above (`msg =
+    self.DEFAULT_VALIDATION_MESSAGE`), in a method of the file either calls (`message =
+    self._format_error(value)`, which returns `self.error.format(…)`), and in what the
+    file sets one of those on an instance to (`self.error = error or
+    self.default_message`)."""
+    read = [called]
+    for held in HELD_MESSAGE_RE.findall(said):
+        read += [a for a in lines[max(0, at - 40) : at - 1] if re.match(rf"\s*{held}\s*=", a)]
+    for name in {n for text in list(read) for n in CALL_RE.findall(text)}:
+        starts = [n for n, a in enumerate(lines) if re.match(rf"\s*def\s+{name}\(", a)]
+        read += ["\n".join(lines[n : n + 12]) for n in starts]
+    names = ATTRIBUTE_RE.findall("\n".join(read))
+    for name in set(names):
+        set_to = [a for a in lines if re.match(rf"\s*self\.{name}\s*(:[^=]*)?=[^=]", a)]
+        names += ATTRIBUTE_RE.findall("\n".join(set_to))
+    return list(dict.fromkeys(names))
 
 
 class_texts: dict[tuple[str, str, int], str] = {}

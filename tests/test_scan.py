@@ -470,6 +470,84 @@ def test_a_message_held_in_a_class_attribute_is_what_the_class_or_a_subclass_bin
     assert [s.line for s in skipped] == [22, 27, 34]
 
 
+def test_a_default_message_an_instance_takes_in_its_init_is_raised_where_it_is_read() -> None:
+    # marshmallow's validators and DRF's: `__init__` takes the message given or the class's
+    # default, a method fills it in (often through a method of its own), another raises it.
+    # What an `__init__` sets that no caller gives (PyYAML's `self.name = "<unicode
+    # string>"`), or what another method sets too, is data, not a default message.
+    source = (
+        "class Validator:\n"
+        "    error = None\n"
+        "class Email(Validator):\n"
+        "    default_message = 'Not a valid email address.'\n"
+        "    def __init__(self, *, error=None):\n"
+        "        self.error = error or self.default_message\n"
+        "    def _format_error(self, value):\n"
+        "        return self.error.format(input=value)\n"
+        "    def __call__(self, value):\n"
+        "        message = self._format_error(value)\n"
+        "        if '@' not in value:\n"
+        "            raise ValidationError(message)\n"
+        "class Length(Validator):\n"
+        "    message_min = 'Shorter than minimum length {min}.'\n"
+        "    message_all = 'Length must be between {min} and {max}.'\n"
+        "    message_equal = 'Length must be {equal}.'\n"
+        "    def __init__(self, min=None, max=None, *, equal=None, error=None):\n"
+        "        self.error = error\n"
+        "    def _format_error(self, value, message):\n"
+        "        return (self.error or message).format(input=value, min=self.min)\n"
+        "    def __call__(self, value):\n"
+        "        if len(value) != self.equal:\n"
+        "            raise ValidationError(self._format_error(value, self.message_equal))\n"
+        "        message = self.message_min if self.max is None else self.message_all\n"
+        "        raise ValidationError(self._format_error(value, message))\n"
+        "class UniqueValidator:\n"
+        "    message = _('This field must be unique.')\n"
+        "    def __init__(self, queryset, message=None):\n"
+        "        self.message = message or self.message\n"
+        "    def __call__(self, attrs):\n"
+        "        raise ValidationError(self.message, code='unique')\n"
+        "class UniqueForDate(UniqueValidator):\n"
+        "    message = _('This field must be unique for the date.')\n"
+        "class Reader:\n"
+        "    def __init__(self, stream):\n"
+        "        self.name = '<unicode string>'\n"
+        "    def check(self, data):\n"
+        "        raise ReaderError(self.name)\n"
+        "class Later:\n"
+        "    def __init__(self, note=None):\n"
+        "        self.note = note or 'Set up first'\n"
+        "    def run(self):\n"
+        "        raise RuntimeError(self.note)\n"
+        "    def reset(self):\n"
+        "        self.note = None\n"
+        "class Other:\n"
+        "    def _format_error(self, value):\n"
+        "        text = self.error\n"
+        "        return text.format(input=value)\n"
+        "    def check(self, value):\n"
+        "        raise ValidationError(self._format_error(value))\n"
+    )
+    sites, skipped = scan_source(source)
+    assert [(s.line, s.template, s.conditions) for s in sites] == [
+        (12, "Not a valid email address.", ("'@' not in value",)),
+        (23, "Length must be {equal}.", ("len(value) != self.equal", "not self.error")),
+        (25, "Shorter than minimum length {min}.", ("not self.error", "self.max is None")),
+        (25, "Length must be between {min} and {max}.", ("not self.error", "self.max is not None")),
+        (31, "This field must be unique.", ()),
+        (31, "This field must be unique for the date.", ()),
+    ]
+    assert {s.made_by for s in sites if s.line < 30} == {
+        "Email._format_error",
+        "Length._format_error",
+    }
+    assert [(s.line, s.reason) for s in skipped] == [
+        (38, "message is not built from string literals"),
+        (43, "message is not built from string literals"),
+        (51, "message is not built from string literals"),
+    ]
+
+
 def test_a_class_that_fills_its_first_argument_in_with_the_others_says_it_filled() -> None:
     # dateutil 2.8.1's ParserError; a class that does not fill it in says the `%s` as given.
     source = (

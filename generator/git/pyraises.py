@@ -10,6 +10,7 @@ that is simple (`cfg.backend!r` → `{backend!r}`), else `{value}`.
 from __future__ import annotations
 
 import ast
+import collections
 import copy
 import dataclasses
 import functools
@@ -232,6 +233,17 @@ class Pending:
     # for such a call, each positional argument as written when it is a name (`re.error`),
     # else "": what an `except` of the context manager reads where it reads the parameter
     names: tuple[str, ...] = ()
+
+
+class InitStore(NamedTuple):
+    """Where an `__init__` sets an attribute of its instance (`self.error = error or
+    self.default_message`): its class, the `__init__`, the value, and whether it sets it
+    whatever holds (in its own body, not under an `if`)."""
+
+    owner: str
+    init: FunctionNode
+    value: ast.expr
+    always: bool
 
 
 @dataclass(frozen=True)
@@ -1309,19 +1321,20 @@ class _Scanner:
         return self.scopes[id(scope)]
 
     def messages_of(
-        self, message: ast.expr, raised: ast.stmt
+        self, message: ast.expr, raised: ast.stmt, seen: frozenset[str] = frozenset()
     ) -> list[tuple[ast.expr, list[Condition]]]:
         """The message expression, or, where a plain variable holds it or its template
         (`msg`, `err % args`, `err.format(…)`), each value the variable was assigned: in its
         function, or, for a name the function neither binds nor is given, in the module
         (`MESSAGE = "…"`); an f-string with no words of its own, its variables that hold
         only text filled in; each of `given or msg` and of `msg if … else other`, with what
-        holds when it is the one."""
+        holds when it is the one; a value that is such a choice, or a class's attribute
+        (`message = self.message_min if … else self.message_all`), read on in turn."""
         if split := choices(message):
             return [
                 (m, [*chosen, *more])
                 for value, chosen in split
-                for m, more in self.messages_of(value, raised)
+                for m, more in self.messages_of(value, raised, seen)
             ]
         if (joined := joined_list(message)) is not None:
             return self.joined_messages(message, *joined, raised)
@@ -1340,11 +1353,15 @@ class _Scanner:
             return found or [(message, [])]
         on_path = self.on_path()
         found = assigned_messages(held, assignments, raised, on_path, where) or [(held, [])]
-        return [
-            (filled, assigned)
-            for value, assigned in found
-            for filled in self.filled_in(substituted(message, held.id, value), raised)
-        ]
+        read: list[tuple[ast.expr, list[Condition]]] = []
+        for value, assigned in found:
+            message_read = substituted(message, held.id, value)
+            if held.id not in seen and (choices(value) or template_attribute(value)):
+                further = self.messages_of(message_read, raised, seen | {held.id})
+                read += [(m, [*assigned, *more]) for m, more in further]
+            else:
+                read += [(filled, assigned) for filled in self.filled_in(message_read, raised)]
+        return read
 
     def joined_messages(
         self, message: ast.expr, separator: ast.expr, listed: ast.Name, raised: ast.stmt
@@ -1409,18 +1426,31 @@ class _Scanner:
     def class_attribute(self, receiver: str, name: str) -> list[tuple[ast.expr, list[Condition]]]:
         """The values `self.name` holds in a method of the class: what the class (or its
         nearest base here) binds the name to in its body, then what each subclass here binds
-        it to instead (Rich's `IntPrompt.validate_error_message`); of `Class.name`, a class
-        of the module, what it or its nearest base binds; each a module constant read as
-        the module holds it (`error_envvar_not_set = ERROR_ENVVAR_NOT_SET`). Nothing for a
-        name the module sets on an instance (`self.message = …`), nor in the `__init__` or
-        `__str__` of a class that builds its message (`self.msg_template.format(…)`): what
-        it builds from is read with the class (`ExceptionClass.templates`), each subclass's
-        its own."""
+        it to instead (Rich's `IntPrompt.validate_error_message`); or, for a name only an
+        `__init__` sets on the instance, what those of its classes set it to
+        (`instance_values`); of `Class.name`, a class of the module, what it or its nearest
+        base binds; each a module constant read as the module holds it
+        (`error_envvar_not_set = ERROR_ENVVAR_NOT_SET`). Nothing for a name the module sets
+        on an instance otherwise (`self.message = …` in another method), nor in the
+        `__init__` or `__str__` of a class that builds its message
+        (`self.msg_template.format(…)`): what it builds from is read with the class
+        (`ExceptionClass.templates`), each subclass's its own."""
         instance = receiver in ("self", "cls")
         owner = self.walks_class() if instance else receiver
-        building = self.building() is not None
-        if owner not in self.defined.bases or name in self.instance_attributes or building:
+        if owner not in self.defined.bases or self.building() is not None:
             return []
+        if name in self.instance_attributes:
+            set_in = self.set_in_init.get(name)
+            return (
+                self.instance_values(owner, name, set_in) if receiver == "self" and set_in else []
+            )
+        return self.bound_values(owner, name, instance)
+
+    def bound_values(
+        self, owner: str, name: str, instance: bool
+    ) -> list[tuple[ast.expr, list[Condition]]]:
+        """What a class (or its nearest base here) binds a name of its body to, then, read
+        through an instance, what each subclass binds it to instead."""
         attributes = self.defined.attributes
         bound = next(
             ((a, name) for a in self.defined.ancestry(owner) if (a, name) in attributes), None
@@ -1439,14 +1469,80 @@ class _Scanner:
             found += self.constants(value.id) if isinstance(value, ast.Name) else [(value, [])]
         return found
 
+    def instance_values(
+        self, owner: str, name: str, set_in: list[InitStore]
+    ) -> list[tuple[ast.expr, list[Condition]]]:
+        """The texts `self.name` can hold in a method of a class when only `__init__`s set
+        it: where the `__init__` of the class, of a base or of a subclass sets it to a text
+        the caller may give or a default, the default (`self.error = error or
+        self.default_message`: the class's default message, marshmallow's validators;
+        `self.message = message or self.message`: the class's own, DRF's); and what the
+        class binds, unless its own `__init__` (or its nearest base's) sets it whatever
+        holds. What holds in `__init__` is not said: it is not what holds where the message
+        is raised."""
+        lineage = self.defined.ancestry(owner)
+        related = {*lineage, *(c for c in self.defined.bases if owner in self.defined.ancestry(c))}
+        found: list[tuple[ast.expr, list[Condition]]] = []
+        for store in set_in:
+            pieces = [piece for piece, _ in choices(store.value)]
+            given = set(parameter_names(store.init)).intersection(map(dotted, pieces))
+            if store.owner in related and given:  # not data: `self.name = "<unicode string>"`
+                for piece in pieces:
+                    found += self.init_piece(owner, store.init, piece)
+        initialised = next((c for c in lineage if (c, "__init__") in self.defined.functions), "")
+        if not any(s.owner == initialised and s.always for s in set_in):
+            found += self.bound_values(owner, name, instance=True)
+        return found
+
+    def init_piece(
+        self, owner: str, init: FunctionNode, piece: ast.expr
+    ) -> list[tuple[ast.expr, list[Condition]]]:
+        """A text an `__init__` can set an attribute to: a class attribute it reads
+        (`self.default_message`, as the class binds it) or a module constant; [] for what it
+        is given, or makes from what it is given."""
+        attribute = template_attribute(piece)
+        if attribute is not None and attribute[0] == "self":
+            values = self.bound_values(owner, attribute[1], instance=True)
+            return [(substituted(piece, f"self.{attribute[1]}", v), c) for v, c in values]
+        names = {n.id for n in ast.walk(piece) if isinstance(n, ast.Name)}
+        own = set(parameter_names(init)) | set(local_assignments(init))
+        if names & own or "self" in names:
+            return []
+        held = template_variable(piece)
+        if held is not None:
+            return [(substituted(piece, held.id, v), c) for v, c in self.constants(held.id)]
+        return [(piece, [])]
+
     @functools.cached_property
-    def instance_attributes(self) -> set[str]:
-        """The attribute names the module sets on an object (`self.message = …`)."""
-        return {
+    def instance_attributes(self) -> collections.Counter[str]:
+        """The attribute names the module sets on an object (`self.message = …`), each with
+        how many times it does."""
+        return collections.Counter(
             node.attr
             for node in ast.walk(self.module)
             if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
-        }
+        )
+
+    @functools.cached_property
+    def set_in_init(self) -> dict[str, list[InitStore]]:
+        """The attribute names the module sets on an object only in an `__init__`, each as
+        `self.name = …` (once or more), with where each sets it to what."""
+        stores = self.instance_attributes
+        found: dict[str, list[InitStore]] = {}
+        for (owner, name), init in self.defined.functions.items():
+            if name != "__init__" or not owner:
+                continue
+            for node in own_nodes(init):
+                if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                    target, value = node.targets[0], node.value
+                elif isinstance(node, ast.AnnAssign) and node.value is not None:
+                    target, value = node.target, node.value
+                else:
+                    continue
+                if isinstance(target, ast.Attribute) and dotted(target.value) == "self":
+                    store = InitStore(owner, init, value, node in init.body)
+                    found.setdefault(target.attr, []).append(store)
+        return {name: set_in for name, set_in in found.items() if len(set_in) == stores[name]}
 
     @functools.cached_property
     def top_level(self) -> set[tuple[int, int]]:
@@ -2284,7 +2380,8 @@ class _Scanner:
         self, node: ast.stmt, message: ast.expr, seen: tuple[str, ...]
     ) -> list[tuple[ast.expr, list[Condition]]]:
         """A message's forms (an `ngettext` call's: two); for a call of a function of this
-        module that returns messages (`self.invalid_message(value)`), those it returns; for
+        module that returns messages (`self.invalid_message(value)`), those it returns (as
+        the call reads them, where they are not written as messages); for
         a message given or a default (`error or f"Bad status line {line!r}"`, `exc.args[1]
         if exc.args else "DNS lookup failed"`), each, with what holds when it is the one."""
         if split := choices(message):
@@ -2293,13 +2390,23 @@ class _Scanner:
                 for value, chosen in split
                 for form, more in self.forms(node, value, seen)
             ]
-        made = self.module_function(message)
-        if made is None or made[0] in seen:
+        made = self.module_function(message) if isinstance(message, ast.Call) else None
+        if not isinstance(message, ast.Call) or made is None or made[0] in seen:
             return [(form, []) for form in translated_forms(message, self.translations)]
         title, function = made
         self.made_by[id(node)] = title
-        returned = returned_values(function)
-        return [form for value in returned for form in self.forms(node, value, (*seen, title))]
+        found: list[tuple[ast.expr, list[Condition]]] = []
+        for value in returned_values(function):
+            held: list[tuple[ast.expr, list[Condition]]] = [(value, [])]
+            if template_of(value, _Names()) is None and (
+                read := as_called(message, function, value)
+            ):
+                held = self.messages_of(read, node)  # as the caller's own message is read
+            for returned, chosen in held:
+                found += [
+                    (f, [*chosen, *more]) for f, more in self.forms(node, returned, (*seen, title))
+                ]
+        return found
 
     def module_function(self, call: ast.expr) -> tuple[str, FunctionNode] | None:
         """The function of this module an expression is a call of (`describe(x)`,
@@ -2882,6 +2989,39 @@ def given_argument(
         given.update(zip(positional_parameters(function, method), call.args, strict=False))
     argument = given.get(held.id)
     return None if argument is None else substituted(message, held.id, argument)
+
+
+def as_called(call: ast.Call, function: FunctionNode, value: ast.expr) -> ast.expr | None:
+    """What a function of the module, or a method of the caller's own instance, returns, as
+    its caller reads it: each parameter as the call gives it, or its default (marshmallow's
+    `(self.error or message).format(…)`, called as `self._format_error(value,
+    self.message_equal)`); None where it reads a variable of its own, or a parameter the
+    call does not give."""
+    method = isinstance(call.func, ast.Attribute)
+    receiver = dotted(call.func.value) if isinstance(call.func, ast.Attribute) else ""
+    parameters = parameter_names(function)
+    if method and (is_static(function) or parameters[:1] != [receiver]):
+        return None  # another instance's, or a class's
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(not k.arg for k in call.keywords):
+        return None
+    given = {k.arg: k.value for k in call.keywords if k.arg}
+    given.update(zip(positional_parameters(function, method), call.args, strict=False))
+    names = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+    if names & set(local_assignments(function)):
+        return None
+    arguments: dict[str, ast.expr] = {}
+    for name in names.intersection(parameters[1:] if method else parameters):
+        argument = given.get(name) or parameter_default(function, name)
+        if argument is None:
+            return None
+        arguments[name] = argument
+
+    def reading(node: ast.AST) -> ast.expr | None:
+        if isinstance(node, ast.Name) and node.id in arguments:
+            return copy.deepcopy(arguments[node.id])
+        return None
+
+    return replaced(copy.deepcopy(value), reading)
 
 
 RECEIVER = "\x00"  # in a helper's conditions, where they read its own `self` (or `cls`)
