@@ -703,9 +703,26 @@ def test_an_exception_yielded_for_its_caller_and_the_text_a_message_takes_from_v
         "    __str__ = __unicode__\n"
         "def is_type(type):\n"
         "    raise UndefinedTypeCheck(type)\n"
+        # click 7.1–8.0: text of its own, but a variable that is only ever a sentence
+        "def _check_multicommand(base_command, cmd_name, register=False):\n"
+        "    if register:\n"
+        "        hint = ('It is not possible to add multi commands as children to'\n"
+        "                ' another multi command that is in chain mode.')\n"
+        "    else:\n"
+        "        hint = 'Found a multi command as subcommand to a multi command in chain mode.'\n"
+        "    raise RuntimeError(f'{hint} Command {cmd_name!r} is set to chain.')\n"
     )
     sites, skipped = scan_source(source)
-    assert [(s.line, s.exception, s.template, s.handed) for s in sites] == [
+    held = {s.template: s.conditions for s in sites if s.line in (4, 53)}
+    assert held == {
+        "{instance!r} should be non-empty": ("len(instance) < mI", "mI == 1"),
+        "{instance!r} is too short": ("len(instance) < mI", "mI != 1"),
+        "It is not possible to add multi commands as children to another multi command that"
+        " is in chain mode. Command {cmd_name!r} is set to chain.": ("register",),
+        "Found a multi command as subcommand to a multi command in chain mode. Command"
+        " {cmd_name!r} is set to chain.": ("not register",),
+    }
+    assert [(s.line, s.exception, s.template, s.handed) for s in sites if s.line < 47] == [
         (4, "ValidationError", "{instance!r} should be non-empty", "yield"),
         (4, "ValidationError", "{instance!r} is too short", "yield"),
         (8, "ValidationError", "{instance!r} is not of type {types}", "yield"),

@@ -1114,14 +1114,24 @@ def has_text(message: ast.JoinedStr) -> bool:
     )
 
 
-def text_forms(value: ast.expr) -> list[ast.expr | None]:
+def is_sentence(text: ast.expr) -> bool:
+    """Whether a text reads as a sentence of its own: five words or more."""
+    return len((template_of(text, _Names()) or "").split()) >= 5
+
+
+def text_forms(value: ast.expr) -> list[tuple[ast.expr | None, list[Condition]]]:
     """The texts a value can be when it is written as text (a literal, an f-string, one of
-    two of those): each, or None among them for a value that is not."""
+    two of those), each with what holds when it is the one; None among them for a value
+    that is not."""
     if isinstance(value, ast.IfExp):
-        return [*text_forms(value.body), *text_forms(value.orelse)]
+        return [
+            (form, [*chosen, *more])
+            for branch, chosen in choices(value)
+            for form, more in text_forms(branch)
+        ]
     if isinstance(value, ast.JoinedStr) or literal_text(value) is not None:
-        return [value]
-    return [None]
+        return [(value, [])]
+    return [(None, [])]
 
 
 def filled_template(message: ast.expr) -> ast.expr | None:
@@ -1344,7 +1354,7 @@ class _Scanner:
             return [(substituted(message, dotted, v), c) for v, c in values]
         held = template_variable(message)
         if held is None:
-            return [(m, []) for m in self.filled_in(message, raised)]
+            return self.filled_in(message, raised)
         scope = self.scope
         assignments, where = self.bindings(scope)
         if held.id not in assignments:
@@ -1360,7 +1370,8 @@ class _Scanner:
                 further = self.messages_of(message_read, raised, seen | {held.id})
                 read += [(m, [*assigned, *more]) for m, more in further]
             else:
-                read += [(filled, assigned) for filled in self.filled_in(message_read, raised)]
+                filled = self.filled_in(message_read, raised)
+                read += [(m, [*assigned, *chosen]) for m, chosen in filled]
         return read
 
     def joined_messages(
@@ -1380,15 +1391,20 @@ class _Scanner:
             return [(message, [])]
         return [(text, held) for text, held in joined if text is not None]
 
-    def filled_in(self, message: ast.expr, raised: ast.stmt) -> list[ast.expr]:
-        """An f-string message with no text of its own but its variables, with the text of
-        each variable its function only ever assigns text: `message = "is too short" if …
-        else "should be non-empty"`, then `f"{instance!r} {message}"` is two messages.
-        Where the message has words of its own, a variable stays a placeholder: one record
-        for `argument{plural}`, not one per count."""
-        if not isinstance(message, ast.JoinedStr) or has_text(message):
-            return [message]
-        found: list[ast.expr] = [message]
+    def filled_in(
+        self, message: ast.expr, raised: ast.stmt
+    ) -> list[tuple[ast.expr, list[Condition]]]:
+        """An f-string message with the text of each variable its function only ever
+        assigns text: `message = "is too short" if … else "should be non-empty"`, then
+        `f"{instance!r} {message}"` is two messages. Where the message has words of its
+        own, only a variable that is only ever a sentence is (click's `hint = "It is not
+        possible to add multi commands as children to …"`, then `f"{hint}. Command …"`);
+        any other stays a placeholder: one record for `argument{plural}`, not one per
+        count."""
+        if not isinstance(message, ast.JoinedStr):
+            return [(message, [])]
+        worded = has_text(message)
+        found: list[tuple[ast.expr, list[Condition]]] = [(message, [])]
         scope = self.scope
         assignments, where = self.bindings(scope)
         path = self.on_path()
@@ -1401,11 +1417,21 @@ class _Scanner:
             if name not in assignments or is_parameter(scope, name) or bound_otherwise(scope, name):
                 continue
             held = assigned_messages(value.value, assignments, raised, path, where)
-            forms = [form for expression, _ in held for form in text_forms(expression)]
-            texts = [form for form in forms if form is not None]
+            forms = [
+                (form, [*assigned, *chosen])
+                for expression, assigned in held
+                for form, chosen in text_forms(expression)
+            ]
+            texts = [(form, chosen) for form, chosen in forms if form is not None]
             if not texts or len(texts) < len(forms) or len(found) * len(texts) > MAX_MESSAGES:
                 continue
-            found = [substituted(m, name, text) for m in found for text in texts]
+            if worded and not all(is_sentence(text) for text, _ in texts):
+                continue
+            found = [
+                (substituted(m, name, text), [*held_here, *chosen])
+                for m, held_here in found
+                for text, chosen in texts
+            ]
         return found
 
     def on_path(self) -> set[tuple[int, int]]:
