@@ -1470,6 +1470,15 @@ class Query:
 
     def counted(self, rows):
         return self.count_or_fail(rows, "no rows were counted at all")
+
+    def _error(self, msg):
+        if self.stop_on_error:
+            raise InvalidRequestError(msg)
+        else:
+            self._errors.append(msg)
+
+    def required(self, name):
+        self._error("a required property is missing")
 """
 ERRORS = """\
 class PydanticValueError(ValueError):
@@ -1582,6 +1591,9 @@ def test_a_helper_that_raises_only_under_a_condition_raises_there_at_each_call(
             ["not isinstance(v, int)", "except (TypeError, ValueError)"],
         ),
         "Invalid regular expression": ("PatternError", 15, ["except re.error"]),
+        # jsonschema 0.2's `_error`: it raises the message itself under a condition, and
+        # hands it to a list otherwise (no helper)
+        "a required property is missing": ("InvalidRequestError", 46, ["self.stop_on_error"]),
     }
     # Not drafted: a call through the class (its `self` is not the receiver), a key that a
     # helper raises when missing, a helper whose condition reads its own variable, classes

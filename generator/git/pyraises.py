@@ -2166,8 +2166,9 @@ class _Scanner:
         """A raise helper: a function whose last statement raises a message built from one of
         its parameters, that never returns a value; or a warn helper, that hands one of its
         parameters to `warnings.warn` (in its own body, not a function it defines); or one
-        that hands it on to what may be another helper; or else one that raises such a
-        message only under a condition."""
+        that raises such a message only under a condition (jsonschema 0.2's `_error`: `if
+        self.stop_on_error: raise ValidationError(msg)`, else `self._errors.append(msg)`);
+        or else one that hands it on to what may be another helper."""
         if not self.within:
             self.visit_maker(node)
         if any(last_name(d) in CONTEXT_MANAGERS for d in node.decorator_list):
@@ -2182,9 +2183,12 @@ class _Scanner:
                 calls = own_calls(node)
                 if any(self.warns(c) and self.visit_warn_helper(node, s, c) for s, c in calls):
                     return
+                if self.visit_guarded(node):  # it raises the message itself, under a condition
+                    return
                 for statement, call in reversed(calls):  # the one it ends in, if it hands on twice
                     if self.visit_relay(node, statement, call):
                         return
+                return
         self.visit_guarded(node)
 
     def visit_raising(
@@ -2246,7 +2250,7 @@ class _Scanner:
                 self.helpers[-1] = dataclasses.replace(self.helpers[-1], context=True)
                 return
 
-    def visit_guarded(self, node: FunctionNode) -> None:
+    def visit_guarded(self, node: FunctionNode) -> bool:
         """A helper that raises a message built from one of its parameters only under a
         condition, and may return a value otherwise (SQLAlchemy's `def
         _only_mapper_zero(self, rationale=None): if len(self._entities) > 1: raise
@@ -2266,13 +2270,12 @@ class _Scanner:
             )
         ]
         if len(found) != 1:
-            return
+            return False
         raised, call, under = found[0]
         if not under or any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in own_nodes(node)):
-            return  # it always raises there (then it is no helper: it returns); a generator
+            return False  # it always raises there (then it is no helper: it returns); a generator
         conditions = callers_terms(under, node, method)
-        if conditions:
-            self.visit_raising(node, raised, call, conditions)
+        return self.visit_raising(node, raised, call, conditions) if conditions else False
 
     def visit_warn_helper(self, node: FunctionNode, statement: ast.Expr, call: ast.Call) -> bool:
         """Whether a function is a warn helper, by a `warnings.warn(…)` of its own: given a
