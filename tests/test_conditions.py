@@ -654,9 +654,9 @@ class Config:
         with warnings.catch_warnings(record=True):
             warnings.warn(warning, stacklevel=stacklevel)
 
-    def _warn_or_fail_if_strict(self, message):  # hands the message on to two helpers,
-        if self.strict:  # and ends in the one above
-            fail(message, pytrace=False)
+    def _warn_or_fail_if_strict(self, message):  # raises the message (6.1), or fails with
+        if self.strict:  # it (6.2), and ends in handing it to the helper above
+            raise UsageError(message)
         self.issue_config_time_warning(PytestConfigWarning(message), stacklevel=3)
 
 

@@ -527,6 +527,28 @@ def test_a_default_message_an_instance_takes_in_its_init_is_raised_where_it_is_r
         "        return text.format(input=value)\n"
         "    def check(self, value):\n"
         "        raise ValidationError(self._format_error(value))\n"
+        # WTForms 0.6: a parameter's default, or what `__init__` sets it to where none is
+        # given; a default that is data (no words apart) is no message
+        "class Required:\n"
+        "    def __init__(self, message=u'This field is required.'):\n"
+        "        self.message = message\n"
+        "    def __call__(self, form, field):\n"
+        "        raise StopValidation(self.message)\n"
+        "class Between:\n"
+        "    def __init__(self, min=-1, max=-1, message=None):\n"
+        "        if message is None:\n"
+        "            if max == -1:\n"
+        "                message = u'Field must be at least %(min)d characters long.'\n"
+        "            else:\n"
+        "                message = u'Field must be between %(min)d and %(max)d characters.'\n"
+        "        self.text = message\n"
+        "    def __call__(self, form, field):\n"
+        "        raise ValidationError(self.text % dict(min=self.min, max=self.max))\n"
+        "class Client:\n"
+        "    def __init__(self, host='localhost'):\n"
+        "        self.host = host\n"
+        "    def connect(self):\n"
+        "        raise ConnectionError(self.host)\n"
     )
     sites, skipped = scan_source(source)
     assert [(s.line, s.template, s.conditions) for s in sites] == [
@@ -536,6 +558,9 @@ def test_a_default_message_an_instance_takes_in_its_init_is_raised_where_it_is_r
         (25, "Length must be between {min} and {max}.", ("not self.error", "self.max is not None")),
         (31, "This field must be unique.", ()),
         (31, "This field must be unique for the date.", ()),
+        (56, "This field is required.", ()),
+        (66, "Field must be at least {min} characters long.", ()),
+        (66, "Field must be between {min} and {max} characters.", ()),
     ]
     assert {s.made_by for s in sites if s.line < 30} == {
         "Email._format_error",
@@ -545,6 +570,7 @@ def test_a_default_message_an_instance_takes_in_its_init_is_raised_where_it_is_r
         (38, "message is not built from string literals"),
         (43, "message is not built from string literals"),
         (51, "message is not built from string literals"),
+        (71, "message is not built from string literals"),
     ]
 
 

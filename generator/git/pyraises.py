@@ -175,6 +175,9 @@ class Helper:
     # conditions then say what it handles); `parameter` is "" where it raises the class a
     # call names (`raise raise_exc from e`), whose message the class builds
     context: bool = False
+    # For a relay, the helper it is when what it hands its parameter on to is no helper (a
+    # raise of its own under a condition: babel's `_invalid_pofile`, which otherwise prints)
+    fallback: Helper | None = None
 
     @property
     def title(self) -> str:
@@ -237,13 +240,37 @@ class Pending:
 
 class InitStore(NamedTuple):
     """Where an `__init__` sets an attribute of its instance (`self.error = error or
-    self.default_message`): its class, the `__init__`, the value, and whether it sets it
-    whatever holds (in its own body, not under an `if`)."""
+    self.default_message`): its class, the `__init__`, the statement and its value, and
+    whether it sets it whatever holds (in its own body, not under an `if`)."""
 
     owner: str
     init: FunctionNode
+    statement: ast.stmt
     value: ast.expr
     always: bool
+
+    def defaults(self) -> list[ast.expr]:
+        """The texts it sets where the caller gives none, each a text or what one is read
+        from: of `error or self.default_message`, `self.default_message`; of `message`, a
+        parameter, its default when that is text with words apart (WTForms 0.6's
+        `message=u'This field is required.'`), and each text it sets it to where none is
+        given (`if message is None: message = u'Field must be between %(min)d and %(max)d
+        characters long.'`); none for anything else (data: `self.name = "<unicode
+        string>"`, `host="localhost"`)."""
+        given = parameter_names(self.init)
+        pieces = [piece for piece, _ in choices(self.value)]
+        if set(given).intersection(map(dotted, pieces)):
+            return pieces
+        if not (isinstance(self.value, ast.Name) and self.value.id in given and self.always):
+            return []
+        default = parameter_default(self.init, self.value.id)
+        found = [default] if default is not None and spaced_text(default) else []
+        assignments, way = local_assignments(self.init), branches(self.init)
+        if self.value.id in assignments:
+            body = {statement_span(statement) for statement in self.init.body}
+            set_to = assigned_messages(self.value, assignments, self.statement, body, way)
+            found += [value for value, _ in set_to]
+        return found
 
 
 @dataclass(frozen=True)
@@ -1500,9 +1527,9 @@ class _Scanner:
     ) -> list[tuple[ast.expr, list[Condition]]]:
         """The texts `self.name` can hold in a method of a class when only `__init__`s set
         it: where the `__init__` of the class, of a base or of a subclass sets it to a text
-        the caller may give or a default, the default (`self.error = error or
-        self.default_message`: the class's default message, marshmallow's validators;
-        `self.message = message or self.message`: the class's own, DRF's); and what the
+        the caller may give or a default, the default (`InitStore.defaults`: marshmallow's
+        `self.error = error or self.default_message`, DRF's `self.message = message or
+        self.message`, WTForms 0.6's `message` set where none is given); and what the
         class binds, unless its own `__init__` (or its nearest base's) sets it whatever
         holds. What holds in `__init__` is not said: it is not what holds where the message
         is raised."""
@@ -1510,10 +1537,8 @@ class _Scanner:
         related = {*lineage, *(c for c in self.defined.bases if owner in self.defined.ancestry(c))}
         found: list[tuple[ast.expr, list[Condition]]] = []
         for store in set_in:
-            pieces = [piece for piece, _ in choices(store.value)]
-            given = set(parameter_names(store.init)).intersection(map(dotted, pieces))
-            if store.owner in related and given:  # not data: `self.name = "<unicode string>"`
-                for piece in pieces:
+            if store.owner in related:
+                for piece in store.defaults():
                     found += self.init_piece(owner, store.init, piece)
         initialised = next((c for c in lineage if (c, "__init__") in self.defined.functions), "")
         if not any(s.owner == initialised and s.always for s in set_in):
@@ -1566,7 +1591,7 @@ class _Scanner:
                 else:
                     continue
                 if isinstance(target, ast.Attribute) and dotted(target.value) == "self":
-                    store = InitStore(owner, init, value, node in init.body)
+                    store = InitStore(owner, init, node, value, node in init.body)
                     found.setdefault(target.attr, []).append(store)
         return {name: set_in for name, set_in in found.items() if len(set_in) == stores[name]}
 
@@ -2166,9 +2191,11 @@ class _Scanner:
         """A raise helper: a function whose last statement raises a message built from one of
         its parameters, that never returns a value; or a warn helper, that hands one of its
         parameters to `warnings.warn` (in its own body, not a function it defines); or one
-        that raises such a message only under a condition (jsonschema 0.2's `_error`: `if
-        self.stop_on_error: raise ValidationError(msg)`, else `self._errors.append(msg)`);
-        or else one that hands it on to what may be another helper."""
+        that hands it on to what may be another helper (and, if it raises it itself under a
+        condition too, that for when the library finds no such helper: jsonschema 0.2's
+        `_error`, `if self.stop_on_error: raise ValidationError(msg)`, else
+        `self._errors.append(msg)`); or else one that raises such a message only under a
+        condition."""
         if not self.within:
             self.visit_maker(node)
         if any(last_name(d) in CONTEXT_MANAGERS for d in node.decorator_list):
@@ -2183,12 +2210,12 @@ class _Scanner:
                 calls = own_calls(node)
                 if any(self.warns(c) and self.visit_warn_helper(node, s, c) for s, c in calls):
                     return
-                if self.visit_guarded(node):  # it raises the message itself, under a condition
-                    return
                 for statement, call in reversed(calls):  # the one it ends in, if it hands on twice
                     if self.visit_relay(node, statement, call):
+                        relay = self.helpers.pop()
+                        fallback = self.helpers.pop() if self.visit_guarded(node) else None
+                        self.helpers.append(dataclasses.replace(relay, fallback=fallback))
                         return
-                return
         self.visit_guarded(node)
 
     def visit_raising(
@@ -2775,7 +2802,8 @@ class Library:
 
     def helper(self, name: str, owner: str, receiver: str, depth: int = 0) -> Helper | None:
         """The helper a call names, a relay resolved to what the helper it hands its
-        parameter on to raises or issues (through at most MAX_RELAYS of them)."""
+        parameter on to raises or issues (through at most MAX_RELAYS of them), or else to
+        its fallback."""
         found = self.named_helper(name, owner, receiver)
         if found is None or found.relay is None:
             return found
@@ -2786,7 +2814,7 @@ class Library:
         if inner is None or not (
             relay.keyword == inner.parameter or relay.position == inner.position >= 0
         ):
-            return None
+            return found.fallback
         field = "{" + inner.parameter + "}"
         return dataclasses.replace(
             found,
