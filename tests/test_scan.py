@@ -549,6 +549,20 @@ def test_a_default_message_an_instance_takes_in_its_init_is_raised_where_it_is_r
         "        self.host = host\n"
         "    def connect(self):\n"
         "        raise ConnectionError(self.host)\n"
+        # MkDocs' DeprecatedOption: what `__init__` sets when not `removed` is no message of
+        # a raise under `self.removed`, which it keeps
+        "class Deprecated:\n"
+        "    def __init__(self, message=None, removed=False):\n"
+        "        if not message:\n"
+        "            if removed:\n"
+        "                message = 'The option {} was removed from the tool.'\n"
+        "            else:\n"
+        "                message = 'The option {} is deprecated and will be removed.'\n"
+        "        self.message = message\n"
+        "        self.removed = removed\n"
+        "    def pre_validation(self, key_name):\n"
+        "        if self.removed:\n"
+        "            raise ValidationError(self.message.format(key_name))\n"
     )
     sites, skipped = scan_source(source)
     assert [(s.line, s.template, s.conditions) for s in sites] == [
@@ -561,6 +575,7 @@ def test_a_default_message_an_instance_takes_in_its_init_is_raised_where_it_is_r
         (56, "This field is required.", ()),
         (66, "Field must be at least {min} characters long.", ()),
         (66, "Field must be between {min} and {max} characters.", ()),
+        (83, "The option {key_name} was removed from the tool.", ("self.removed",)),
     ]
     assert {s.made_by for s in sites if s.line < 30} == {
         "Email._format_error",

@@ -249,27 +249,28 @@ class InitStore(NamedTuple):
     value: ast.expr
     always: bool
 
-    def defaults(self) -> list[ast.expr]:
+    def defaults(self) -> list[tuple[ast.expr, list[Condition]]]:
         """The texts it sets where the caller gives none, each a text or what one is read
         from: of `error or self.default_message`, `self.default_message`; of `message`, a
         parameter, its default when that is text with words apart (WTForms 0.6's
         `message=u'This field is required.'`), and each text it sets it to where none is
         given (`if message is None: message = u'Field must be between %(min)d and %(max)d
-        characters long.'`); none for anything else (data: `self.name = "<unicode
-        string>"`, `host="localhost"`)."""
+        characters long.'`), with what holds in `__init__` when it does; none for anything
+        else (data: `self.name = "<unicode string>"`, `host="localhost"`)."""
         given = parameter_names(self.init)
         pieces = [piece for piece, _ in choices(self.value)]
         if set(given).intersection(map(dotted, pieces)):
-            return pieces
+            return [(piece, []) for piece in pieces]
         if not (isinstance(self.value, ast.Name) and self.value.id in given and self.always):
             return []
         default = parameter_default(self.init, self.value.id)
-        found = [default] if default is not None and spaced_text(default) else []
+        found: list[tuple[ast.expr, list[Condition]]] = []
+        if default is not None and spaced_text(default):
+            found.append((default, []))
         assignments, way = local_assignments(self.init), branches(self.init)
         if self.value.id in assignments:
             body = {statement_span(statement) for statement in self.init.body}
-            set_to = assigned_messages(self.value, assignments, self.statement, body, way)
-            found += [value for value, _ in set_to]
+            found += assigned_messages(self.value, assignments, self.statement, body, way)
         return found
 
 
@@ -1535,29 +1536,49 @@ class _Scanner:
         is raised."""
         lineage = self.defined.ancestry(owner)
         related = {*lineage, *(c for c in self.defined.bases if owner in self.defined.ancestry(c))}
+        raised_under = set(map(condition_text, self.conditions))
         found: list[tuple[ast.expr, list[Condition]]] = []
         for store in set_in:
             if store.owner in related:
-                for piece in store.defaults():
-                    found += self.init_piece(owner, store.init, piece)
+                for piece, held in store.defaults():
+                    if not any(map(raised_under.__contains__, self.not_with(store, held))):
+                        found += self.init_piece(owner, store.init, piece)
         initialised = next((c for c in lineage if (c, "__init__") in self.defined.functions), "")
         if not any(s.owner == initialised and s.always for s in set_in):
             found += self.bound_values(owner, name, instance=True)
         return found
 
+    def not_with(self, store: InitStore, held: list[Condition]) -> list[str]:
+        """What cannot hold where a text `__init__` sets is raised, said as the raise would
+        say it: the opposite of each test it was set under that reads only parameters the
+        `__init__` keeps on the instance as they are (MkDocs' `if removed: message = "…
+        was removed …"` else `"… has been deprecated …"`, with `self.removed = removed`: the
+        second is no message of a raise under `if self.removed:`)."""
+        kept = kept_on_instance(store.init)
+        opposite = []
+        for condition in held:
+            test = condition.code[0] if condition.form == "{}" else None
+            read = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)} if test else set()
+            if isinstance(test, ast.expr) and read and read <= set(kept):
+                on_instance = Condition("{}", (negated(read_on_instance(test, kept)),))
+                opposite.append(condition_text(on_instance))
+        return opposite
+
     def init_piece(
         self, owner: str, init: FunctionNode, piece: ast.expr
     ) -> list[tuple[ast.expr, list[Condition]]]:
         """A text an `__init__` can set an attribute to: a class attribute it reads
-        (`self.default_message`, as the class binds it) or a module constant; [] for what it
-        is given, or makes from what it is given."""
+        (`self.default_message`, as the class binds it) or a module constant, a parameter
+        it keeps on the instance as it is read there (`f"… Use '{moved_to}' instead."`,
+        with `self.moved_to = moved_to`); [] for what it is given, or makes from what it is
+        given otherwise."""
+        piece = read_on_instance(piece, kept_on_instance(init))
         attribute = template_attribute(piece)
         if attribute is not None and attribute[0] == "self":
             values = self.bound_values(owner, attribute[1], instance=True)
             return [(substituted(piece, f"self.{attribute[1]}", v), c) for v, c in values]
         names = {n.id for n in ast.walk(piece) if isinstance(n, ast.Name)}
-        own = set(parameter_names(init)) | set(local_assignments(init))
-        if names & own or "self" in names:
+        if names & (set(parameter_names(init)) | set(local_assignments(init))):
             return []
         held = template_variable(piece)
         if held is not None:
@@ -3079,6 +3100,34 @@ def as_called(call: ast.Call, function: FunctionNode, value: ast.expr) -> ast.ex
         return None
 
     return replaced(copy.deepcopy(value), reading)
+
+
+def kept_on_instance(init: FunctionNode) -> dict[str, str]:
+    """The parameters an `__init__` keeps on its instance as they are (`self.removed =
+    removed`), each with the attribute."""
+    parameters = set(parameter_names(init))
+    return {
+        node.value.id: node.targets[0].attr
+        for node in own_nodes(init)
+        if isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Attribute)
+        and dotted(node.targets[0].value) == "self"
+        and isinstance(node.value, ast.Name)
+        and node.value.id in parameters
+    }
+
+
+def read_on_instance(expression: ast.expr, kept: dict[str, str]) -> ast.expr:
+    """An expression of an `__init__` with each parameter it keeps read from the instance
+    (`removed` → `self.removed`), as its other methods read it (a copy)."""
+
+    def on_instance(node: ast.AST) -> ast.expr | None:
+        if isinstance(node, ast.Name) and node.id in kept:
+            return ast.Attribute(ast.Name("self"), kept[node.id])
+        return None
+
+    return replaced(copy.deepcopy(expression), on_instance)
 
 
 RECEIVER = "\x00"  # in a helper's conditions, where they read its own `self` (or `cls`)
