@@ -273,6 +273,22 @@ class InitStore(NamedTuple):
             found += assigned_messages(self.value, assignments, self.statement, body, way)
         return found
 
+    def opposites(self, held: list[Condition]) -> list[str]:
+        """What cannot hold where a text it sets under these tests is raised, said as the
+        raise would say it: the opposite of each test that reads only parameters the
+        `__init__` keeps on the instance as they are (MkDocs' `if removed: message = "…
+        was removed …"` else `"… has been deprecated …"`, with `self.removed = removed`: the
+        second is no message of a raise under `if self.removed:`)."""
+        kept = kept_on_instance(self.init)
+        opposite = []
+        for condition in held:
+            test = condition.code[0] if condition.form == "{}" else None
+            read = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)} if test else set()
+            if isinstance(test, ast.expr) and read and read <= set(kept):
+                on_instance = Condition("{}", (negated(read_on_instance(test, kept)),))
+                opposite.append(condition_text(on_instance))
+        return opposite
+
 
 @dataclass(frozen=True)
 class ModuleScan:
@@ -1532,8 +1548,9 @@ class _Scanner:
         `self.error = error or self.default_message`, DRF's `self.message = message or
         self.message`, WTForms 0.6's `message` set where none is given); and what the
         class binds, unless its own `__init__` (or its nearest base's) sets it whatever
-        holds. What holds in `__init__` is not said: it is not what holds where the message
-        is raised."""
+        holds. What holds in `__init__` is not said (it is not what holds where the message
+        is raised), but a text set only where the raise's own test cannot hold is none
+        (`InitStore.opposites`)."""
         lineage = self.defined.ancestry(owner)
         related = {*lineage, *(c for c in self.defined.bases if owner in self.defined.ancestry(c))}
         raised_under = set(map(condition_text, self.conditions))
@@ -1541,28 +1558,12 @@ class _Scanner:
         for store in set_in:
             if store.owner in related:
                 for piece, held in store.defaults():
-                    if not any(map(raised_under.__contains__, self.not_with(store, held))):
+                    if raised_under.isdisjoint(store.opposites(held)):
                         found += self.init_piece(owner, store.init, piece)
         initialised = next((c for c in lineage if (c, "__init__") in self.defined.functions), "")
         if not any(s.owner == initialised and s.always for s in set_in):
             found += self.bound_values(owner, name, instance=True)
         return found
-
-    def not_with(self, store: InitStore, held: list[Condition]) -> list[str]:
-        """What cannot hold where a text `__init__` sets is raised, said as the raise would
-        say it: the opposite of each test it was set under that reads only parameters the
-        `__init__` keeps on the instance as they are (MkDocs' `if removed: message = "…
-        was removed …"` else `"… has been deprecated …"`, with `self.removed = removed`: the
-        second is no message of a raise under `if self.removed:`)."""
-        kept = kept_on_instance(store.init)
-        opposite = []
-        for condition in held:
-            test = condition.code[0] if condition.form == "{}" else None
-            read = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)} if test else set()
-            if isinstance(test, ast.expr) and read and read <= set(kept):
-                on_instance = Condition("{}", (negated(read_on_instance(test, kept)),))
-                opposite.append(condition_text(on_instance))
-        return opposite
 
     def init_piece(
         self, owner: str, init: FunctionNode, piece: ast.expr
