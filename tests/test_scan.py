@@ -470,11 +470,12 @@ def test_a_message_held_in_a_class_attribute_is_what_the_class_or_a_subclass_bin
     assert [s.line for s in skipped] == [22, 27, 34]
 
 
-def test_a_default_message_an_instance_takes_in_its_init_is_raised_where_it_is_read() -> None:
+def test_a_default_message_an_instance_or_a_closure_holds_is_raised_where_it_is_read() -> None:
     # marshmallow's validators and DRF's: `__init__` takes the message given or the class's
     # default, a method fills it in (often through a method of its own), another raises it.
     # What an `__init__` sets that no caller gives (PyYAML's `self.name = "<unicode
-    # string>"`), or what another method sets too, is data, not a default message.
+    # string>"`), or what another method sets too, is data, not a default message. A
+    # closure reads what its enclosing function set the name to.
     source = (
         "class Validator:\n"
         "    error = None\n"
@@ -563,6 +564,21 @@ def test_a_default_message_an_instance_takes_in_its_init_is_raised_where_it_is_r
         "    def pre_validation(self, key_name):\n"
         "        if self.removed:\n"
         "            raise ValidationError(self.message.format(key_name))\n"
+        # WTForms 0.1–0.3: validators are closures over their factory's message
+        "def length(min=-1, max=-1, message=None):\n"
+        "    if not message:\n"
+        "        message = u'Field must be between %i and %i characters long.' % (min, max)\n"
+        "    def _length(form, field):\n"
+        "        raise ValidationError(message)\n"
+        "    return _length\n"
+        "def required(message=u'This field is required.'):\n"
+        "    def _required(form, field):\n"
+        "        raise StopValidation(message)\n"
+        "    return _required\n"
+        "def given(message):\n"
+        "    def _given(form, field):\n"
+        "        raise StopValidation(message)\n"
+        "    return _given\n"
     )
     sites, skipped = scan_source(source)
     assert [(s.line, s.template, s.conditions) for s in sites] == [
@@ -576,6 +592,8 @@ def test_a_default_message_an_instance_takes_in_its_init_is_raised_where_it_is_r
         (66, "Field must be at least {min} characters long.", ()),
         (66, "Field must be between {min} and {max} characters.", ()),
         (83, "The option {key_name} was removed from the tool.", ("self.removed",)),
+        (88, "Field must be between {min} and {max} characters long.", ("not message",)),
+        (92, "This field is required.", ()),
     ]
     assert {s.made_by for s in sites if s.line < 30} == {
         "Email._format_error",
@@ -586,6 +604,7 @@ def test_a_default_message_an_instance_takes_in_its_init_is_raised_where_it_is_r
         (43, "message is not built from string literals"),
         (51, "message is not built from string literals"),
         (71, "message is not built from string literals"),
+        (96, "message is not built from string literals"),
     ]
 
 

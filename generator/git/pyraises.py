@@ -15,6 +15,7 @@ import copy
 import dataclasses
 import functools
 import inspect
+import itertools
 import re
 import string
 import sys
@@ -1383,7 +1384,8 @@ class _Scanner:
         (`MESSAGE = "…"`); an f-string with no words of its own, its variables that hold
         only text filled in; each of `given or msg` and of `msg if … else other`, with what
         holds when it is the one; a value that is such a choice, or a class's attribute
-        (`message = self.message_min if … else self.message_all`), read on in turn."""
+        (`message = self.message_min if … else self.message_all`), read on in turn; for a
+        name an enclosing function binds, what it holds there (`closed_over`)."""
         if split := choices(message):
             return [
                 (m, [*chosen, *more])
@@ -1402,6 +1404,8 @@ class _Scanner:
         scope = self.scope
         assignments, where = self.bindings(scope)
         if held.id not in assignments:
+            if not is_parameter(scope, held.id) and (closed := self.closed_over(held)):
+                return [(substituted(message, held.id, value), c) for value, c in closed]
             held_values = [] if is_parameter(scope, held.id) else self.constants(held.id)
             found = [(substituted(message, held.id, value), c) for value, c in held_values]
             return found or [(message, [])]
@@ -1417,6 +1421,28 @@ class _Scanner:
                 filled = self.filled_in(message_read, raised)
                 read += [(m, [*assigned, *chosen]) for m, chosen in filled]
         return read
+
+    def closed_over(self, held: ast.Name) -> list[tuple[ast.expr, list[Condition]]]:
+        """The texts a name holds that the function reads from the nearest enclosing function
+        that binds it, as it is there when the function is defined (WTForms 0.1's `if not
+        message: message = u'Field must be between %i and %i characters long.' % (min,
+        max)`, then `def _length(form, field): … raise ValidationError(message)`), a
+        parameter's default among them where that is text with words apart (`def
+        required(message=u'This field is required.')`); [] where no function encloses it."""
+        functions = [w for w in self.within if not isinstance(w, ast.ClassDef)]
+        for outer, inner in reversed(list(itertools.pairwise(functions))):
+            assignments, where = self.bindings(outer)
+            given = is_parameter(outer, held.id)
+            if not given and held.id not in assignments:
+                continue
+            default = parameter_default(outer, held.id) if given else None
+            found: list[tuple[ast.expr, list[Condition]]] = []
+            if default is not None and spaced_text(default):
+                found.append((default, []))
+            if held.id in assignments:
+                found += assigned_messages(held, assignments, inner, self.on_path(), where)
+            return found
+        return []
 
     def joined_messages(
         self, message: ast.expr, separator: ast.expr, listed: ast.Name, raised: ast.stmt
@@ -1578,7 +1604,7 @@ class _Scanner:
         if attribute is not None and attribute[0] == "self":
             values = self.bound_values(owner, attribute[1], instance=True)
             return [(substituted(piece, f"self.{attribute[1]}", v), c) for v, c in values]
-        names = {n.id for n in ast.walk(piece) if isinstance(n, ast.Name)}
+        names = {n.id for n in ast.walk(piece) if isinstance(n, ast.Name)} - {"self"}
         if names & (set(parameter_names(init)) | set(local_assignments(init))):
             return []
         held = template_variable(piece)
