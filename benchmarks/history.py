@@ -53,7 +53,7 @@ def main() -> None:
     parser.add_argument("repo_dir", type=Path)
     parser.add_argument("--path", default="pydantic")
     parser.add_argument("--repo", default="pydantic/pydantic")
-    parser.add_argument("--tags")
+    parser.add_argument("--tags", action="append", default=[])
     options = parser.parse_args()
     sys.path.insert(0, str(ROOT))
     from errpages.git.history import release_tags
@@ -77,7 +77,7 @@ def main() -> None:
         )
         records = len(list((content / "errors").rglob("*.yaml")))
         history = ("history", "--repo-dir", str(clone), "--content", str(content))
-        history += ("--tags", options.tags) if options.tags else ()
+        history += tuple(option for glob in options.tags for option in ("--tags", glob))
         scanned = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         first, said_first = errpages(*history)
         peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KiB, on Linux

@@ -717,9 +717,10 @@ def drift_command(
 @click.option("--repo", help="The records of this owner/name (default: those pinned here).")
 @click.option(
     "--tags",
-    "pattern",
-    help="Releases are the tags this glob matches, pre-releases too (default: every tag "
-    "that reads as a final release).",
+    "patterns",
+    multiple=True,
+    help="Releases are the tags this glob matches, pre-releases too; give it again for "
+    "tags named another way (default: every tag that reads as a final release).",
 )
 @click.option(
     "--rev",
@@ -729,7 +730,12 @@ def drift_command(
 )
 @click.option("--json", "as_json", is_flag=True, help="Print each record's releases as JSON.")
 def history_command(
-    content: Path, repo_dir: Path, repo: str | None, pattern: str | None, rev: str, as_json: bool
+    content: Path,
+    repo_dir: Path,
+    repo: str | None,
+    patterns: tuple[str, ...],
+    rev: str,
+    as_json: bool,
 ) -> None:
     """Find in which releases each record's error is raised, and save it in content/history/."""
     from errpages.content.schema import REPO_RE
@@ -748,7 +754,7 @@ def history_command(
     try:
         progress = ProgressBar("Following", enabled=not as_json, unit="release")
         try:
-            report = run_history(content, repo_dir, repo, pattern, rev, progress)
+            report = run_history(content, repo_dir, repo, patterns, rev, progress)
         finally:
             progress.close()
     except (PinError, GitError, HistoryError) as exc:

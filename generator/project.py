@@ -31,7 +31,7 @@ SETTINGS: dict[str, tuple[str, type]] = {
     "jobs": ("jobs", int),
     "repo-dir": ("repo_dir", Path),
     "repo": ("repo", str),
-    "tags": ("pattern", str),
+    "tags": ("patterns", list),
 }
 FOLDER_SETTINGS = {name for name, kind in SETTINGS.values() if kind is Path}
 KINDS: dict[type | str, str] = {
@@ -41,6 +41,7 @@ KINDS: dict[type | str, str] = {
     int: "an integer",
     "base-url": "an http(s) URL",
     "repo": "owner/name",
+    list: "a string or a list of strings",
 }
 MAX_PYPROJECT_BYTES = 1 << 20
 
@@ -101,12 +102,19 @@ def read_settings(path: Path) -> ProjectSettings | None:
             raise ProjectError(f"{where} {key}: expected {KINDS[kind]}, got {value!r}")
         if key in ("base-url", "repo") and not value_pattern(key).fullmatch(value):
             raise ProjectError(f"{where} {key}: {value!r} is not {KINDS[key]}")
-        defaults[name] = nearby(path.parent / value) if kind is Path else value
+        if kind is Path:
+            value = nearby(path.parent / value)
+        elif kind is list and isinstance(value, str):
+            value = [value]  # `tags = "rel_*"`, one of a list
+        defaults[name] = value
     return ProjectSettings(path, defaults)
 
 
 def is_a(value: Any, kind: type) -> bool:
-    """TOML's value of a setting's kind (a folder is a string; true is not an integer)."""
+    """TOML's value of a setting's kind (a folder is a string; true is not an integer; a
+    list is of strings, or one string)."""
+    if kind is list:
+        return type(value) is str or (type(value) is list and all(type(v) is str for v in value))
     return type(value) is (str if kind is Path else kind)
 
 

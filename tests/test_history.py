@@ -198,6 +198,9 @@ def test_tags_with_digits_apart_are_read_as_versions_and_a_run_with_none_says_ho
     assert data["releases"] == ["rel_0_9_0", "rel_1_9_2", "rel_1_10_0"]  # as versions
     repo.git("tag", "1_11")
     assert history(content, repo)["releases"] == ["1_11"]
+    # tags named two ways (pyparsing's `pyparsing_2.4.7`, then `3.1.0`): a glob for each
+    both = history(content, repo, "--tags", "rel_*", "--tags", "[0-9]*")
+    assert both["releases"] == ["rel_0_9_0", "rel_1_9_2", "rel_1_10_0", "1_11"]
 
 
 def test_a_run_after_a_new_tag_looks_at_that_tag_only_and_agrees_with_a_fresh_run(project) -> None:  # type: ignore[no-untyped-def]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -86,10 +87,14 @@ def test_the_repository_setting_serves_scan_drift_and_history(tmp_path: Path) ->
     widgets.write("widgets/core.py", 'def get(name):\n    raise KeyError(f"no widget {name}")\n')
     widgets.commit("first")
     widgets.git("tag", "v1.0")
+    widgets.write("widgets/version.py", "VERSION = 2\n")
+    widgets.commit("second")
+    widgets.git("tag", "widgets_2_0")  # named another way, as pyparsing's older tags are
     root = tmp_path / "docs-site"
     (root / "content").mkdir(parents=True)
     (root / "pyproject.toml").write_text(
         '[tool.errpages]\nrepo-dir = "../widgets"\nrepo = "acme/widgets"\n'
+        'tags = ["v*", "widgets_*"]\n'
     )
     scanned = errpages(root, "scan")
     assert scanned.returncode == 0, scanned.stderr
@@ -100,7 +105,9 @@ def test_the_repository_setting_serves_scan_drift_and_history(tmp_path: Path) ->
     assert "same" in drift.stdout
     history = errpages(root, "history", "--json")
     assert history.returncode == 0, history.stderr
-    assert '"v1.0"' in history.stdout
+    assert json.loads(history.stdout)["releases"] == ["v1.0", "widgets_2_0"]
+    one = errpages(root, "history", "--json", "--tags", "widgets_*")  # the command line wins
+    assert json.loads(one.stdout)["releases"] == ["widgets_2_0"]
 
 
 @pytest.mark.parametrize(
@@ -118,6 +125,10 @@ def test_the_repository_setting_serves_scan_drift_and_history(tmp_path: Path) ->
             "pyproject.toml:2: [tool.errpages] base-url: 'javascript:alert(1)' is not an http(s) URL",
         ),
         ('repo = "../x"', "pyproject.toml:2: [tool.errpages] repo: '../x' is not owner/name"),
+        (
+            'tags = ["v*", 2]',
+            "pyproject.toml:2: [tool.errpages] tags: expected a string or a list of strings",
+        ),
         ("content = [", "pyproject.toml: not valid TOML: "),
     ],
 )

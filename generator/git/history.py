@@ -23,7 +23,7 @@ from __future__ import annotations
 import fnmatch
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -113,25 +113,27 @@ def glob_prefix(pattern: str) -> str:
     return pattern[:head].rstrip("vV") if head < len(pattern) else ""
 
 
-def release_tags(repository: Repository, pattern: str | None) -> list[Release]:
+def release_tags(repository: Repository, patterns: Sequence[str] = ()) -> list[Release]:
     """The tags that read as versions, oldest version first (one tag per version): without a
-    pattern, final releases only; with one, the tags it matches, pre-releases too."""
+    pattern, final releases only; with some, the tags any matches, pre-releases too, each
+    read after the literal start of the first it matches (pyparsing's `pyparsing_2.4.7`
+    and `3.1.0`: `--tags 'pyparsing_*' --tags '[0-9]*'`)."""
     out = repository.run(
         "for-each-ref",
         "--format=%(refname:strip=2)%00%(objecttype)%00%(objectname)%00%(*objecttype)%00%(*objectname)",
         "refs/tags",
     )
-    prefix = glob_prefix(pattern) if pattern else ""
     versions: dict[Version, Release] = {}
     for line in out.decode("utf-8", "surrogateescape").splitlines():
         name, kind, sha, peeled_kind, peeled = (line.split("\0") + [""] * 5)[:5]
         commit = sha if kind == "commit" else peeled if peeled_kind == "commit" else ""
         if not commit or "\n" in name or not name.isprintable():
             continue
-        if pattern is not None and not fnmatch.fnmatchcase(name, pattern):
+        matched = next((p for p in patterns if fnmatch.fnmatchcase(name, p)), None)
+        if patterns and matched is None:
             continue
-        version = release_version(name, prefix)
-        if version is None or (pattern is None and (version.is_prerelease or version.local)):
+        version = release_version(name, glob_prefix(matched) if matched else "")
+        if version is None or (not patterns and (version.is_prerelease or version.local)):
             continue
         if version not in versions or name < versions[version].name:
             versions[version] = Release(name, commit)
@@ -179,7 +181,7 @@ def run_history(
     content_root: Path,
     repo_dir: Path,
     repo: str | None = None,
-    pattern: str | None = None,
+    patterns: Sequence[str] = (),
     rev: str = "HEAD",
     progress: Callable[[int, int], None] | None = None,
 ) -> HistoryReport:
@@ -189,8 +191,8 @@ def run_history(
     loaded, _ = load_content(content_root)
     records, diagnostics = validate_records(loaded.records, loaded.snippets)
     problems = [d.format().splitlines()[0] for d in diagnostics if d.level.value == "error"]
-    found_releases = release_tags(repository, pattern)
-    hint = tags_hint(repository) if not found_releases and pattern is None else ""
+    found_releases = release_tags(repository, patterns)
+    hint = tags_hint(repository) if not found_releases and not patterns else ""
     if not containing(repository, target) & {release.name for release in found_releases}:
         found_releases.append(Release(UNRELEASED, target))
     with ObjectReader(repository) as objects:
