@@ -3120,13 +3120,19 @@ def as_called(call: ast.Call, function: FunctionNode, value: ast.expr) -> ast.ex
         if argument is None:
             return None
         arguments[name] = argument
+    return with_values(value, arguments)
+
+
+def with_values(expression: ast.expr, values: dict[str, ast.expr]) -> ast.expr:
+    """The expression with each variable `values` names read as its value, all at once (a
+    copy)."""
 
     def reading(node: ast.AST) -> ast.expr | None:
-        if isinstance(node, ast.Name) and node.id in arguments:
-            return copy.deepcopy(arguments[node.id])
+        if isinstance(node, ast.Name) and node.id in values:
+            return copy.deepcopy(values[node.id])
         return None
 
-    return replaced(copy.deepcopy(value), reading)
+    return replaced(copy.deepcopy(expression), reading)
 
 
 def kept_on_instance(init: FunctionNode) -> dict[str, str]:
@@ -3148,13 +3154,10 @@ def kept_on_instance(init: FunctionNode) -> dict[str, str]:
 def read_on_instance(expression: ast.expr, kept: dict[str, str]) -> ast.expr:
     """An expression of an `__init__` with each parameter it keeps read from the instance
     (`removed` → `self.removed`), as its other methods read it (a copy)."""
-
-    def on_instance(node: ast.AST) -> ast.expr | None:
-        if isinstance(node, ast.Name) and node.id in kept:
-            return ast.Attribute(ast.Name("self"), kept[node.id])
-        return None
-
-    return replaced(copy.deepcopy(expression), on_instance)
+    attributes: dict[str, ast.expr] = {
+        name: ast.Attribute(ast.Name("self"), attribute) for name, attribute in kept.items()
+    }
+    return with_values(expression, attributes)
 
 
 RECEIVER = "\x00"  # in a helper's conditions, where they read its own `self` (or `cls`)
