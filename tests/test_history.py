@@ -194,6 +194,12 @@ def test_tags_with_digits_apart_are_read_as_versions_and_a_run_with_none_says_ho
         "hint: no tag reads as a version (3 tags, such as rel_1_9_2); "
         "--tags 'rel_*' reads rel_1_9_2 as 1.9.2"
     ) in untagged.stderr
+    mistaken = run_cli("history", *where, "--tags", "release-*")
+    assert mistaken.exit_code == 0, mistaken.output
+    assert (
+        "hint: no tag that --tags 'release-*' takes reads as a version (3 tags, such as "
+        "rel_1_9_2); --tags 'rel_*' reads rel_1_9_2 as 1.9.2"
+    ) in mistaken.stderr
     data = history(content, repo, "--tags", "rel_*")
     assert data["releases"] == ["rel_0_9_0", "rel_1_9_2", "rel_1_10_0"]  # as versions
     repo.git("tag", "1_11")

@@ -90,14 +90,18 @@ def release_version(tag: str, prefix: str = "") -> Version | None:
         return None
 
 
-def tags_hint(repository: Repository) -> str:
-    """When no tag reads as a version: how many tags there are, and the `--tags` glob that
-    would take them, read from the last in name order that one takes (`rel_1_9_4` →
-    `rel_*`)."""
+def tags_hint(repository: Repository, patterns: Sequence[str] = ()) -> str:
+    """When no tag reads as a version (or none the globs given take does): how many tags
+    there are, and the `--tags` glob that would take them, read from the last in name order
+    that one takes (`rel_1_9_4` → `rel_*`)."""
     names = sorted(repository.run("tag", "--list").decode("utf-8", "replace").split())
     if not names:
         return ""
-    said = f"no tag reads as a version ({plural(len(names), 'tag')}, such as {names[-1]})"
+    taken = " ".join(f"--tags {glob!r}" for glob in patterns)
+    none = (
+        f"no tag that {taken} takes reads as a version" if patterns else "no tag reads as a version"
+    )
+    said = f"{none} ({plural(len(names), 'tag')}, such as {names[-1]})"
     for name in reversed(names):
         prefix = re.sub(r"\d.*", "", name)  # what comes before its first digit
         version = release_version(name, prefix) if prefix else None
@@ -192,7 +196,7 @@ def run_history(
     records, diagnostics = validate_records(loaded.records, loaded.snippets)
     problems = [d.format().splitlines()[0] for d in diagnostics if d.level.value == "error"]
     found_releases = release_tags(repository, patterns)
-    hint = tags_hint(repository) if not found_releases and not patterns else ""
+    hint = tags_hint(repository, patterns) if not found_releases else ""
     if not containing(repository, target) & {release.name for release in found_releases}:
         found_releases.append(Release(UNRELEASED, target))
     with ObjectReader(repository) as objects:
