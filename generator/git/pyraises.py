@@ -264,15 +264,9 @@ class InitStore(NamedTuple):
             return [(piece, []) for piece in pieces]
         if not (isinstance(self.value, ast.Name) and self.value.id in given and self.always):
             return []
-        default = parameter_default(self.init, self.value.id)
-        found: list[tuple[ast.expr, list[Condition]]] = []
-        if default is not None and spaced_text(default):
-            found.append((default, []))
-        assignments, way = local_assignments(self.init), branches(self.init)
-        if self.value.id in assignments:
-            body = {statement_span(statement) for statement in self.init.body}
-            found += assigned_messages(self.value, assignments, self.statement, body, way)
-        return found
+        body = {statement_span(statement) for statement in self.init.body}
+        bound = local_assignments(self.init), branches(self.init)
+        return texts_where_none_given(self.init, bound, self.value, self.statement, body)
 
     def opposites(self, held: list[Condition]) -> list[str]:
         """What cannot hold where a text it sets under these tests is raised, said as the
@@ -1431,17 +1425,9 @@ class _Scanner:
         required(message=u'This field is required.')`); [] where no function encloses it."""
         functions = [w for w in self.within if not isinstance(w, ast.ClassDef)]
         for outer, inner in reversed(list(itertools.pairwise(functions))):
-            assignments, where = self.bindings(outer)
-            given = is_parameter(outer, held.id)
-            if not given and held.id not in assignments:
-                continue
-            default = parameter_default(outer, held.id) if given else None
-            found: list[tuple[ast.expr, list[Condition]]] = []
-            if default is not None and spaced_text(default):
-                found.append((default, []))
-            if held.id in assignments:
-                found += assigned_messages(held, assignments, inner, self.on_path(), where)
-            return found
+            bound = self.bindings(outer)
+            if is_parameter(outer, held.id) or held.id in bound[0]:
+                return texts_where_none_given(outer, bound, held, inner, self.on_path())
         return []
 
     def joined_messages(
@@ -3133,6 +3119,26 @@ def with_values(expression: ast.expr, values: dict[str, ast.expr]) -> ast.expr:
         return None
 
     return replaced(copy.deepcopy(expression), reading)
+
+
+def texts_where_none_given(
+    function: FunctionNode,
+    bound: tuple[dict[str, list[ast.stmt]], dict[int, Branch]],
+    name: ast.Name,
+    at: ast.stmt,
+    on_path: set[tuple[int, int]],
+) -> list[tuple[ast.expr, list[Condition]]]:
+    """The texts a variable of a function (its assignments and branches `bound`) holds at a
+    statement, what a caller gives it left out: a parameter's default when that is text with
+    words apart, and each text the function sets it to on the way there."""
+    default = parameter_default(function, name.id)
+    found: list[tuple[ast.expr, list[Condition]]] = []
+    if default is not None and spaced_text(default):
+        found.append((default, []))
+    assignments, where = bound
+    if name.id in assignments:
+        found += assigned_messages(name, assignments, at, on_path, where)
+    return found
 
 
 def kept_on_instance(init: FunctionNode) -> dict[str, str]:
