@@ -579,6 +579,30 @@ def test_a_default_message_an_instance_or_a_closure_holds_is_raised_where_it_is_
         "    def _given(form, field):\n"
         "        raise StopValidation(message)\n"
         "    return _given\n"
+        # WTForms 0.6.1–1.0: the method sets the message where none was given, then raises
+        # it; what it sets after the raise is not what it raised
+        "class NumberRange:\n"
+        "    def __init__(self, min=None, max=None, wording=None):\n"
+        "        self.wording = wording\n"
+        "    def __call__(self, form, field):\n"
+        "        if field.data < self.min:\n"
+        "            if self.wording is None:\n"
+        "                if self.max is None:\n"
+        "                    self.wording = field.gettext(u'Number must be at least %(min)s.')\n"
+        "                else:\n"
+        "                    self.wording = field.gettext(u'Number between %(min)s and %(max)s.')\n"
+        "            raise ValidationError(self.wording % dict(min=self.min, max=self.max))\n"
+        "        raise ValidationError(self.wording)\n"
+        "        self.wording = u'Set after the raise.'\n"
+        # marshmallow 1.2: `__init__` keeps a lambda that fills the message in, a method
+        "class Range:\n"
+        "    message_min = 'Must be at least {min}.'\n"
+        "    def __init__(self, min=None, error=None):\n"
+        "        self.error = error\n"
+        "        self._format = lambda m: (self.error or m).format(min=self.min)\n"
+        "    def __call__(self, value):\n"
+        "        if value < self.min:\n"
+        "            raise ValidationError(self._format(self.message_min))\n"
     )
     sites, skipped = scan_source(source)
     assert [(s.line, s.template, s.conditions) for s in sites] == [
@@ -594,7 +618,19 @@ def test_a_default_message_an_instance_or_a_closure_holds_is_raised_where_it_is_
         (83, "The option {key_name} was removed from the tool.", ("self.removed",)),
         (88, "Field must be between {min} and {max} characters long.", ("not message",)),
         (92, "This field is required.", ()),
+        (
+            108,
+            "Number must be at least {min}.",
+            ("field.data < self.min", "self.wording is None", "self.max is None"),
+        ),
+        (
+            108,
+            "Number between {min} and {max}.",
+            ("field.data < self.min", "self.wording is None", "self.max is not None"),
+        ),
+        (118, "Must be at least {min}.", ("value < self.min", "not self.error")),
     ]
+    assert sites[-1].made_by == "Range._format"
     assert {s.made_by for s in sites if s.line < 30} == {
         "Email._format_error",
         "Length._format_error",
@@ -605,6 +641,7 @@ def test_a_default_message_an_instance_or_a_closure_holds_is_raised_where_it_is_
         (51, "message is not built from string literals"),
         (71, "message is not built from string literals"),
         (96, "message is not built from string literals"),
+        (109, "message is not built from string literals"),
     ]
 
 

@@ -870,7 +870,8 @@ def is_class_name(name: str) -> bool:
 
 def local_assignments(scope: ast.AST) -> dict[str, list[ast.stmt]]:
     """Each name's binding statements directly in a function (or module) body, nested
-    functions and classes left out: what a raise of a variable can follow."""
+    functions and classes left out, and each `self.name = …` as `self.name`'s: what a raise
+    of a variable (or of an attribute the method sets) can follow."""
     found: dict[str, list[ast.stmt]] = {}
     pending = list(ast.iter_child_nodes(scope))
     while pending:
@@ -883,6 +884,8 @@ def local_assignments(scope: ast.AST) -> dict[str, list[ast.stmt]]:
                 for name in ast.walk(target):
                     if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Store):
                         found.setdefault(name.id, []).append(node)  # not `exc.__cause__ = e`
+                    elif isinstance(name, ast.Attribute) and dotted(name.value) == "self":
+                        found.setdefault(f"self.{name.attr}", []).append(node)
         elif isinstance(node, ast.NamedExpr):
             found.setdefault(node.target.id, []).append(node)  # type: ignore[arg-type]
         pending.extend(ast.iter_child_nodes(node))
@@ -922,7 +925,7 @@ def assigned_messages(
         if statement.lineno >= raised.lineno:
             continue
         here = where.get(id(statement), ())
-        if any(isinstance(n, ast.Name) and n.id == name.id for n in ast.walk(value)):
+        if any(dotted(n) == name.id for n in ast.walk(value) if isinstance(n, ast.expr)):
             before = [t for t in done if here[: len(where.get(id(t), ()))] == where.get(id(t))]
             made = [
                 (substituted(value, name.id, held), (*needs, here), start, (*went, id(statement)))
@@ -952,9 +955,20 @@ def assigned_messages(
     return [
         (held, off_the_way(needs, there))
         for held, needs, start, _ in values
-        if not any(exclusive(n, there) for n in needs)
+        if not any(exclusive(n, there) or left_behind(n, there) for n in needs)
         and all(start > node.lineno or any(node in dict(n) for n in needs) for node in settled)
     ]
+
+
+def left_behind(branch: Branch, there: Branch) -> bool:
+    """Whether a value set in these bodies cannot reach the raise: one of them, not one the
+    raise is in, is a branch of an `if` (or a `match`) that ends by returning or raising."""
+    return any(
+        (node, index) not in there
+        and isinstance(node, (ast.If, ast.Match))
+        and isinstance(inner_bodies(node)[index][-1], (ast.Return, ast.Raise))
+        for node, index in branch
+    )
 
 
 def always_sets(statement: ast.stmt, name: str) -> bool:
@@ -1022,13 +1036,13 @@ def assigned_value(statement: ast.stmt, name: str) -> ast.expr | None:
     if isinstance(statement, ast.Expr) and (added := added_items(statement, name)) is not None:
         return ast.BinOp(ast.Name(name, ast.Load()), ast.Add(), ast.List(added, ast.Load()))
     if isinstance(statement, ast.AugAssign):
-        if isinstance(statement.op, ast.Add) and isinstance(statement.target, ast.Name):
+        if isinstance(statement.op, ast.Add) and dotted(statement.target) == name:
             return ast.BinOp(ast.Name(name, ast.Load()), ast.Add(), statement.value)
         return None
     if not isinstance(statement, (ast.Assign, ast.AnnAssign)) or statement.value is None:
         return None
     targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-    return statement.value if len(targets) == 1 and isinstance(targets[0], ast.Name) else None
+    return statement.value if len(targets) == 1 and dotted(targets[0]) == name else None
 
 
 def joined_list(message: ast.expr) -> tuple[ast.expr, ast.Name] | None:
@@ -1379,7 +1393,10 @@ class _Scanner:
         only text filled in; each of `given or msg` and of `msg if … else other`, with what
         holds when it is the one; a value that is such a choice, or a class's attribute
         (`message = self.message_min if … else self.message_all`), read on in turn; for a
-        name an enclosing function binds, what it holds there (`closed_over`)."""
+        name an enclosing function binds, what it holds there (`closed_over`); for
+        `self.name`, what the method sets it to before the raise (WTForms 1.0's `if
+        self.message is None: self.message = field.gettext(…)`), else what the class or its
+        `__init__` does (`class_attribute`)."""
         if split := choices(message):
             return [
                 (m, [*chosen, *more])
@@ -1388,23 +1405,31 @@ class _Scanner:
             ]
         if (joined := joined_list(message)) is not None:
             return self.joined_messages(message, *joined, raised)
-        attribute = template_attribute(message)
-        if attribute is not None and (values := self.class_attribute(*attribute)):
-            dotted = ".".join(attribute)  # `self.name`
-            return [(substituted(message, dotted, v), c) for v, c in values]
-        held = template_variable(message)
-        if held is None:
-            return self.filled_in(message, raised)
         scope = self.scope
         assignments, where = self.bindings(scope)
-        if held.id not in assignments:
-            if not is_parameter(scope, held.id) and (closed := self.closed_over(held)):
-                return [(substituted(message, held.id, value), c) for value, c in closed]
-            held_values = [] if is_parameter(scope, held.id) else self.constants(held.id)
-            found = [(substituted(message, held.id, value), c) for value, c in held_values]
-            return found or [(message, [])]
-        on_path = self.on_path()
-        found = assigned_messages(held, assignments, raised, on_path, where) or [(held, [])]
+        attribute = template_attribute(message)
+        if attribute is not None:
+            held = ast.Name(".".join(attribute))  # `self.name`, as the method sets it
+            found = []
+            if held.id in assignments:
+                found = assigned_messages(held, assignments, raised, self.on_path(), where)
+            if not found:
+                values = self.class_attribute(*attribute)
+                found = [(substituted(message, held.id, v), c) for v, c in values]
+                return found or self.filled_in(message, raised)
+        else:
+            variable = template_variable(message)
+            if variable is None:
+                return self.filled_in(message, raised)
+            held = variable
+            if held.id not in assignments:
+                if not is_parameter(scope, held.id) and (closed := self.closed_over(held)):
+                    return [(substituted(message, held.id, value), c) for value, c in closed]
+                held_values = [] if is_parameter(scope, held.id) else self.constants(held.id)
+                found = [(substituted(message, held.id, value), c) for value, c in held_values]
+                return found or [(message, [])]
+            found = assigned_messages(held, assignments, raised, self.on_path(), where)
+            found = found or [(held, [])]
         read: list[tuple[ast.expr, list[Condition]]] = []
         for value, assigned in found:
             message_read = substituted(message, held.id, value)
@@ -2623,12 +2648,31 @@ def definitions(module: ast.Module) -> Definitions:
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 if owner is not None:
                     found.functions[owner, node.name] = node
+                if owner and node.name == "__init__":
+                    found.functions.update(((owner, n), f) for n, f in lambda_methods(node))
                 pending.append((None, node.body))
             elif isinstance(node, ast.Global):
                 found.assigned_globals.update(node.names)
             else:
                 pending += [(owner, inner) for inner in inner_bodies(node)]
     return found
+
+
+def lambda_methods(init: FunctionNode) -> Iterator[tuple[str, ast.FunctionDef]]:
+    """The lambdas an `__init__` keeps on its instance, each as the method it acts as:
+    `self._format = lambda m: (self.error or m).format(…)` (marshmallow 1.2's `Range`) is
+    `def _format(self, m): return (self.error or m).format(…)`."""
+    for statement in init.body:
+        if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
+            continue
+        target, held = statement.targets[0], statement.value
+        on_self = isinstance(target, ast.Attribute) and dotted(target.value) == "self"
+        if isinstance(held, ast.Lambda) and isinstance(target, ast.Attribute) and on_self:
+            method = ast.parse(f"def _(self, {ast.unparse(held.args)}): pass").body[0]
+            assert isinstance(method, ast.FunctionDef)
+            method.name = target.attr
+            method.body = [ast.copy_location(ast.Return(held.body), held)]
+            yield target.attr, ast.copy_location(method, held)
 
 
 def spaced_text(node: ast.expr) -> bool:
