@@ -20,7 +20,11 @@
    of its bases, three deep (a message the class builds, or builds around the text given
    there), or the line enters a context manager that raises one of its parameters (`with
    change_exception(errors.X, TypeError):`) and the words are in the definition of a
-   class the call names (looked at before a helper's call); or the line raises or asserts
+   class the call names (looked at before a helper's call), or raises what a function
+   returns that the release defines to return a call of a name it holds (`raise
+   self.parse_error(UnexpectedCharError, c)`, where it returns `exception(line, col,
+   *args)`), the class the call names first, whose definition has the words; or the line
+   raises or asserts
    with a name the module assigns once, at its top level, to a text with the words
    (`MESSAGE = "…"`), or with `self.NAME` (`cls.NAME`, `Class.NAME`) where the file binds
    NAME in a class body to a text with the words, or to a module constant that holds one
@@ -227,6 +231,9 @@ HELD_MESSAGE_RE = re.compile(r"\(\s*([a-z_]\w*)\s*[,)]")  # the message a raise 
 RAISING_CALL_RE = re.compile(r"\b(set_exception|raise_from|reraise|raise_|raise_from_cause)\(")
 CLASS_CALLED_RE = re.compile(r"\b([A-Z_]\w*)\s*\(")
 WITH_CALL_RE = re.compile(r"^\s*(?:async\s+)?with\s+(?:[\w.]+\.)?(\w+)\(")  # a context manager
+# `raise self.parse_error(UnexpectedCharError, c)`: a factory given the class it makes
+FACTORY_RAISED_RE = re.compile(r"\braise\s+(?:[\w.]+\.)?([a-z_]\w*)\(\s*([A-Z]\w*)\s*[,)]")
+RETURNS_CALL_RE = re.compile(r"\breturn\s+[a-z_]\w*\(")  # `return exception(line, col, …)`
 CLASS_NAME_RE = re.compile(r"(?<![\w.])(?:[a-z_]\w*\.)*([A-Z_]\w*)\b")  # `errors.IntegerError`
 # `import warnings as w`, `from warnings import warn as _warn`, `deprecated as _deprecated`
 ALIAS_RE = re.compile(r"\b(warnings|typing_extensions|warn|warn_explicit|deprecated)\s+as\s+(\w+)")
@@ -303,6 +310,14 @@ def how_raised(
             helper = defined(git, commit, "def", call[1]) if call else ""
             if helper and all(w in wide or w in helper for w in words):
                 return "a message a function makes"
+    factory = FACTORY_RAISED_RE.search(called) if raises else None
+    makes = factory and RETURNS_CALL_RE.search(defined(git, commit, "def", factory[1]))
+    if (
+        factory
+        and makes
+        and all(w in wide or w in class_text(git, commit, factory[2]) for w in words)
+    ):
+        return "built by the class a factory is given"
     raised = CLASS_RAISED_RE.search(said)
     if raised is None and RAISING_CALL_RE.search(said):  # `reraise(X, X(…), tb)` over lines
         raised = CLASS_CALLED_RE.search("\n".join(lines[at - 1 : at + 4]))

@@ -884,6 +884,84 @@ def test_a_message_made_by_a_function_of_another_module_is_what_it_returns() -> 
     assert [s.line for s in skipped] == [8, 10]  # a word is no message; a method is not one
 
 
+def test_a_raise_of_what_a_factory_returns_is_of_the_class_the_call_gives_it() -> None:
+    # tomlkit: `Parser.parse_error` hands all it is given to the `Source` its `__init__`
+    # made, whose `parse_error` returns `exception(line, col, *args, **kwargs)`; the class
+    # builds its message, around what the call hands it or not, or takes the one given.
+    exceptions = (
+        "class ParseError(ValueError):\n"
+        "    def __init__(self, line, col, message=None):\n"
+        "        if message is None:\n"
+        "            message = 'TOML parse error'\n"
+        "        super().__init__(f'{message} at line {line} col {col}')\n"
+        "class InvalidNumberError(ParseError):\n"
+        "    def __init__(self, line, col):\n"
+        "        super().__init__(line, col, message='Invalid number')\n"
+        "class UnexpectedCharError(ParseError):\n"
+        "    def __init__(self, line, col, char):\n"
+        "        super().__init__(line, col, message=f'Unexpected character: {char!r}')\n"
+        "class InvalidControlChar(ParseError):\n"
+        "    def __init__(self, line, col, char, type):\n"
+        "        message = f'Control characters are not allowed in {type}, use {char} instead'\n"
+        "        super().__init__(line, col, message=message)\n"
+    )
+    source = (
+        "from .exceptions import ParseError\n"
+        "class Source(str):\n"
+        "    def parse_error(self, exception=ParseError, *args, **kwargs):\n"
+        "        line, col = self._to_linecol()\n"
+        "        return exception(line, col, *args, **kwargs)\n"
+    )
+    parser = (
+        "from .exceptions import *\n"
+        "from .source import Source\n"
+        "class Parser:\n"
+        "    def __init__(self, string):\n"
+        "        self._src = Source(string)\n"
+        "    def parse_error(self, exception=ParseError, *args, **kwargs):\n"
+        "        return self._src.parse_error(exception, *args, **kwargs)\n"
+        "    def _parse_number(self, raw):\n"
+        "        if not raw:\n"
+        "            raise self.parse_error(InvalidNumberError)\n"
+        "        if raw == '[':\n"
+        "            raise self.parse_error(ParseError, 'Failed to parse array')\n"
+        "        if raw == '\\x00':\n"
+        "            raise self.parse_error(InvalidControlChar, raw, 'strings')\n"
+        "        raise self.parse_error(ParseError, str(raw))\n"
+        "def value(raw):\n"
+        "    parser = Parser(raw)\n"
+        "    raise parser.parse_error(UnexpectedCharError, char=parser._current)\n"
+        "def other(handle):\n"
+        "    raise handle.make_error(InvalidNumberError)\n"
+    )
+    modules = [
+        python_module(text, path, ScanSettings())[0]
+        for path, text in (
+            ("tomlkit/exceptions.py", exceptions),
+            ("tomlkit/source.py", source),
+            ("tomlkit/parser.py", parser),
+        )
+    ]
+    assert all(modules)
+    sites, skipped = resolved(modules[2], Library([m for m in modules if m]))  # type: ignore[arg-type]
+    assert [(s.line, s.exception, s.template, s.conditions, s.made_by) for s in sites] == [
+        (10, "InvalidNumberError", "Invalid number", ("not raw",), "Parser.parse_error"),
+        (12, "ParseError", "Failed to parse array", ("raw == '['",), "Parser.parse_error"),
+        (
+            14,
+            "InvalidControlChar",
+            "Control characters are not allowed in strings, use {char} instead",
+            ("raw == '\\x00'",),
+            "Parser.parse_error",
+        ),
+        (18, "UnexpectedCharError", "Unexpected character: {char!r}", (), "Parser.parse_error"),
+    ]
+    assert [(s.line, s.reason) for s in skipped] == [
+        (15, "raised from Parser.parse_error with a message not built from literals"),
+        (20, "not an exception class (a CapWords name)"),
+    ]
+
+
 def test_classes_that_are_their_own_bases_end_the_search_for_a_method() -> None:
     # Untrusted code: `class A(A)` redefines an imported name; two classes name each other.
     source = (

@@ -149,7 +149,8 @@ class Helper:
     (`def fail(self, message, …): raise BadParameter(message, …)`): its callers raise; or
     raises so only under a condition (`if len(self._entities) > 1: raise
     InvalidRequestError(rationale or "…")`): its callers raise under it too; or that hands
-    one of its parameters to `warnings.warn`: its callers issue a warning."""
+    one of its parameters to `warnings.warn`: its callers issue a warning; or that returns
+    an exception of the class it is given: its callers raise what it returns."""
 
     name: str
     owner: str  # the class it is a method of ("" for a function)
@@ -172,10 +173,15 @@ class Helper:
     # What must hold in it for it to raise, when it raises only then (and may return a value
     # otherwise): said as its callers would say it, RECEIVER where it reads its own `self`
     conditions: tuple[str, ...] = ()
-    # A context manager: it raises when the block a `with` of it runs raises (its
-    # conditions then say what it handles); `parameter` is "" where it raises the class a
-    # call names (`raise raise_exc from e`), whose message the class builds
-    context: bool = False
+    # How its callers use it: "call"; "with", a context manager, which raises when the
+    # block a `with` of it runs raises (its conditions then say what it handles); "raise",
+    # a factory, whose callers raise what it returns (`raise self.parse_error(EmptyKeyError)`,
+    # where it returns `exception(line, col, *args)`). `parameter` is "" where it raises the
+    # class a call names (`raise raise_exc from e`), whose message the class builds
+    kind: str = "call"
+    # For a factory that hands the class the arguments a call gives after its own
+    # (`*args`), the place among the class's arguments the first of them takes; -1 for none
+    passes_from: int = -1
     # For a relay, the helper it is when what it hands its parameter on to is no helper (a
     # raise of its own under a condition: babel's `_invalid_pofile`, which otherwise prints)
     fallback: Helper | None = None
@@ -218,6 +224,9 @@ class Pending:
     keywords: tuple[tuple[str, tuple[Given, ...]], ...]  # and each keyword argument
     reason: str  # why it is skipped when nothing resolves it
     origin: str = ""  # for a class: the module it is imported from, or named through
+    # "class" for a class, or how a helper is called: "call", "with" (a `with` enters it),
+    # "raise" (what it returns is raised)
+    kind: str = "call"
     # for a call: the class each positional argument names ("" for one that names none), and
     # each keyword argument
     classes: tuple[str, ...] = ()
@@ -233,9 +242,9 @@ class Pending:
     # for a call of a method, the code of what it is called on (`self`, `query`): a helper's
     # conditions read that where they read the helper's own `self`
     called_on: str = ""
-    entered: bool = False  # a call a `with` enters (`with change_exception(…):`)
-    # for such a call, each positional argument as written when it is a name (`re.error`),
-    # else "": what an `except` of the context manager reads where it reads the parameter
+    # for a call a `with` enters, each positional argument as written when it is a name
+    # (`re.error`), else "": what an `except` of the context manager reads where it reads
+    # the parameter
     names: tuple[str, ...] = ()
 
 
@@ -304,8 +313,8 @@ class ModuleScan:
         named = {p.made_by for p in self.pending if p.made_by}
         named |= {name for p in self.pending for name in looked_up(p.name, p.owner, p.receiver)}
         named |= {site.exception for site in self.sites if site.argument}
-        entered = [p for p in self.pending if p.entered]  # a class a context manager raises
-        named |= {c for p in entered for c in (*p.classes, *dict(p.keyword_classes).values())}
+        handed = [p for p in self.pending if p.kind in ("with", "raise")]  # a class it raises
+        named |= {c for p in handed for c in (*p.classes, *dict(p.keyword_classes).values())}
         return frozenset(named - {""})
 
 
@@ -1331,7 +1340,7 @@ class _Scanner:
                 self.scope = scope
                 for item in node.items:
                     if isinstance(item.context_expr, ast.Call):
-                        self.visit_call(node, item.context_expr, entered=True)
+                        self.visit_call(node, item.context_expr, "with")
             elif isinstance(node, ast.ImportFrom):
                 origin = "." * node.level + (node.module or "")
                 self.imported.update((a.asname or a.name, origin) for a in node.names)
@@ -1679,14 +1688,16 @@ class _Scanner:
             reason = f"{raised} raised without a message"
             if is_class_name(raised):  # `raise errors.EmailError from e`: its class may build one
                 site = self.site(node, raised, "", self.conditions)
-                self.pending.append(Pending(site, raised, "", (), (), reason, self.origin(call)))
+                self.pending.append(
+                    Pending(site, raised, "", (), (), reason, self.origin(call), "class")
+                )
             else:
                 self.skipped.append(Skipped(node.lineno, reason))
             return
         name = exception_name(call) or self.lower_case_class(call.func)
-        if name is None:
+        if name is None:  # what a factory returns, of this module or another
             reason = self.visit_factory(node, call)
-            if reason:
+            if reason and not self.visit_call(node, call, "raise", reason=reason):
                 self.skipped.append(Skipped(node.lineno, reason))
             return
         self.visit_raised(node, name, call)
@@ -1714,7 +1725,9 @@ class _Scanner:
             site = self.site(node, name, "", self.conditions)
             made_by = next(filter(None, map(self.made_elsewhere, messages)), "")
             self.pending.append(
-                Pending(site, name, "", (), (), reason, origin, made_by=made_by, passed=passed)
+                Pending(
+                    site, name, "", (), (), reason, origin, "class", made_by=made_by, passed=passed
+                )
             )
         elif reason:
             self.skipped.append(Skipped(node.lineno, reason))
@@ -1882,16 +1895,24 @@ class _Scanner:
         self.visit_call(node, value)
 
     def visit_call(
-        self, node: ast.stmt, call: ast.Call, worded: bool = False, entered: bool = False
-    ) -> None:
-        """A call that may be of a raise helper, with a message among its arguments (one that
-        reads as a sentence, when `worded`), or, for a context manager a `with` enters, a
-        message or a class: pending until the library says."""
+        self,
+        node: ast.stmt,
+        call: ast.Call,
+        kind: str = "call",
+        worded: bool = False,
+        reason: str = "",
+    ) -> bool:
+        """Whether a call may be of a raise helper, with a message among its arguments (one
+        that reads as a sentence, when `worded`), or, for a context manager a `with` enters,
+        a message or a class, or, for a call whose value is raised, anything (skipped for
+        `reason` if the library finds no factory): pending until the library says."""
         name = last_name(call.func)
-        if name is None or is_class_name(name) or name.startswith("__") or not call.args:
-            return
+        if name is None or is_class_name(name) or name.startswith("__"):
+            return False
+        if not call.args and kind != "raise":
+            return False
         if worded and not any(map(spaced_text, [*call.args, *(k.value for k in call.keywords)])):
-            return  # no literal text with words apart: no sentence
+            return False  # no literal text with words apart: no sentence
         arguments = tuple(self.argument_templates(node, a) for a in call.args)
         keywords = tuple(
             (k.arg, self.argument_templates(node, k.value)) for k in call.keywords if k.arg
@@ -1903,11 +1924,11 @@ class _Scanner:
         given = [*arguments, *(found for _, found in keywords)]
         templates = [[message.template for message in found] for found in given]
         if not any(sentence(found) if worded else found for found in templates) and not (
-            entered and any(classes)
+            kind == "raise" or (kind == "with" and any(classes))
         ):
-            return
+            return False
         site = self.site(node, "", "", self.conditions)
-        if entered:  # the `with` line, not its block
+        if kind == "with":  # the `with` line, not its block
             site = dataclasses.replace(site, end_line=call.end_lineno or call.lineno)
         owner = self.receiver_class(call.func)
         receiver = "" if owner else receiver_name(call.func)
@@ -1922,16 +1943,17 @@ class _Scanner:
                 owner,
                 arguments,
                 keywords,
+                reason,
                 "",
-                "",
+                kind,
                 classes,
                 keyword_classes,
                 receiver,
                 called_on=called_on,
-                entered=entered,
-                names=tuple(map(dotted, call.args)) if entered else (),
+                names=tuple(map(dotted, call.args)) if kind == "with" else (),
             )
         )
+        return True
 
     def warns(self, call: ast.Call) -> bool:
         """Whether a call is of `warnings.warn` (or `warn_explicit`), named through the module
@@ -2065,7 +2087,9 @@ class _Scanner:
         if held_by:  # another module's constant (or function) may say it, and the library will
             site = self.site(node, name, "", self.conditions)
             warning = f"warning: {reason}"
-            self.pending.append(Pending(site, name, "", (), (), warning, made_by=held_by))
+            self.pending.append(
+                Pending(site, name, "", (), (), warning, kind="class", made_by=held_by)
+            )
         elif reason:
             self.skipped.append(Skipped(node.lineno, f"warning: {reason}"))
 
@@ -2105,8 +2129,20 @@ class _Scanner:
 
     def receiver_class(self, function: ast.expr) -> str:
         """The class a method call's receiver is: the walk's class for `self.m()` and
-        `cls.m()`, the class named for `Class.m()`, a parameter's annotated class."""
-        if not isinstance(function, ast.Attribute) or not isinstance(function.value, ast.Name):
+        `cls.m()`, the class named for `Class.m()`, a parameter's annotated class, the class
+        an `__init__` of the walk's class makes an attribute of the instance (`self._src =
+        Source(string)`, then `self._src.parse_error(…)`)."""
+        if not isinstance(function, ast.Attribute):
+            return ""
+        if isinstance(function.value, ast.Attribute) and dotted(function.value.value) == "self":
+            stores = self.set_in_init.get(function.value.attr, [])
+            lineage = self.defined.ancestry(self.walks_class())
+            made = [store.value for store in stores if store.owner in lineage]
+            if len(made) == len(stores) == 1 and isinstance(made[0], ast.Call):
+                name = last_name(made[0].func) or ""
+                return name if is_class_name(name) else ""
+            return ""
+        if not isinstance(function.value, ast.Name):
             return ""
         receiver = function.value.id
         if receiver in ("self", "cls"):
@@ -2260,6 +2296,8 @@ class _Scanner:
         if any(last_name(d) in CONTEXT_MANAGERS for d in node.decorator_list):
             self.visit_context_manager(node)
             return
+        if self.visit_class_factory(node):
+            return
         if not any(isinstance(n, ast.Return) and n.value is not None for n in ast.walk(node)):
             last = node.body[-1]
             if isinstance(last, ast.Raise) and isinstance(last.exc, ast.Call):
@@ -2276,6 +2314,54 @@ class _Scanner:
                         self.helpers.append(dataclasses.replace(relay, fallback=fallback))
                         return
         self.visit_guarded(node)
+
+    def visit_class_factory(self, node: FunctionNode) -> bool:
+        """Whether a function is a factory of the class it is given: it returns only a call
+        of one of its parameters (tomlkit's `def parse_error(self, exception=ParseError,
+        *args, **kwargs): … return exception(line, col, *args, **kwargs)`), or only a call
+        that hands its parameters on as they are to what may be another such factory
+        (`return self._src.parse_error(exception, *args, **kwargs)`)."""
+        returned = returned_values(node)
+        if len(returned) != 1 or not isinstance(returned[0], ast.Call):
+            return False
+        call = returned[0]
+        method = any(isinstance(n, ast.ClassDef) for n in self.within[-1:])
+        positional = positional_parameters(node, method)
+        varargs = [f"*{node.args.vararg.arg}"] if node.args.vararg else []
+        kwargs = [(None, node.args.kwarg.arg)] if node.args.kwarg else []
+        handed = [
+            f"*{dotted(a.value)}" if isinstance(a, ast.Starred) else dotted(a) for a in call.args
+        ]
+        keywords = [(k.arg, dotted(k.value)) for k in call.keywords]
+        passes_on = bool(varargs) and handed[-1:] == varargs and keywords == kwargs
+        owner = self.within[-1].name if method else ""
+        if isinstance(call.func, ast.Name) and call.func.id in positional:
+            parameter = call.func.id
+            helper = Helper(
+                node.name,
+                owner,
+                class_default(node, parameter) or "",
+                "",
+                -1,
+                (),
+                parameter,
+                positional.index(parameter),
+                kind="raise",
+                passes_from=len(handed) - 1 if passes_on else -1,
+            )
+        elif handed == [*positional, *varargs] and keywords == kwargs:
+            name = last_name(call.func)
+            if name is None:
+                return False
+            self.scope = node
+            called = self.receiver_class(call.func)
+            receiver = "" if called else receiver_name(call.func)
+            relay = Relay(name, called, receiver, -1, "")
+            helper = Helper(node.name, owner, "", "", -1, (), kind="raise", relay=relay)
+        else:
+            return False
+        self.helpers.append(helper)
+        return True
 
     def visit_raising(
         self,
@@ -2328,12 +2414,12 @@ class _Scanner:
                         exception_parameter=exc.id,
                         exception_position=place,
                         conditions=conditions,
-                        context=True,
+                        kind="with",
                     )
                 )
                 return
             if isinstance(exc, ast.Call) and self.visit_raising(node, raised, exc, conditions):
-                self.helpers[-1] = dataclasses.replace(self.helpers[-1], context=True)
+                self.helpers[-1] = dataclasses.replace(self.helpers[-1], kind="with")
                 return
 
     def visit_guarded(self, node: FunctionNode) -> bool:
@@ -2873,22 +2959,66 @@ class Library:
                 return tuple(found)
         return ()
 
+    def made_by_factory(
+        self, helper: Helper, pending: Pending, exception: str, conditions: tuple[str, ...]
+    ) -> list[RaiseSite]:
+        """What a raise of what a factory returns says: of the arguments the call hands on to
+        the class, the first the class builds its message around, or that is a sentence
+        (`raise self.parse_error(InvalidControlChar, code, "strings")`: "Control characters
+        … are not allowed in strings, …"), else the message the class builds itself."""
+        site = dataclasses.replace(
+            pending.site, exception=exception, conditions=conditions, made_by=helper.title
+        )
+        handed: list[tuple[str, tuple[Given, ...]]] = []
+        if helper.passes_from >= 0:
+            after = pending.arguments[helper.exception_position + 1 :]
+            handed = [(str(helper.passes_from + n), given) for n, given in enumerate(after)]
+            handed += [
+                (k, given) for k, given in pending.keywords if k != helper.exception_parameter
+            ]
+        for place, given in handed:
+            said = [
+                dataclasses.replace(
+                    site,
+                    template=message.template,
+                    conditions=(*conditions, *message.conditions),
+                    argument=place,
+                )
+                for message in given
+            ]
+            wrapped = [
+                dataclasses.replace(at, template=template, built_by=exception)
+                for at in said
+                for template in self.wrapped(at)
+            ]
+            if wrapped or sentence(message.template for message in given):
+                return wrapped or said
+        passed = tuple(place for place, _ in handed)
+        built = self.built(exception, "", passed) if exception else ()
+        return [dataclasses.replace(site, template=t, built_by=exception) for t in built]
+
     def made(self, name: str) -> MessageMaker | None:
         """The one function of that name that makes messages, or constant that holds one."""
         makers = self.makers.get(name, [])
         return makers[0] if len(makers) == 1 else None
 
-    def helper(self, name: str, owner: str, receiver: str, depth: int = 0) -> Helper | None:
-        """The helper a call names, a relay resolved to what the helper it hands its
-        parameter on to raises or issues (through at most MAX_RELAYS of them), or else to
-        its fallback."""
-        found = self.named_helper(name, owner, receiver)
+    def helper(self, call: Pending | Relay, kind: str, depth: int = 0) -> Helper | None:
+        """The helper of that kind a call names, a relay resolved to what the helper it hands
+        its parameter on to raises or issues (through at most MAX_RELAYS of them), or else
+        to its fallback."""
+        found = self.named_helper(call.name, call.owner, call.receiver, kind)
         if found is None or found.relay is None:
             return found
         relay = found.relay
         inner = None
         if depth < MAX_RELAYS:
-            inner = self.helper(relay.name, relay.owner, relay.receiver, depth + 1)
+            inner = self.helper(relay, kind, depth + 1)
+        if kind == "raise":  # a factory that hands all it is given on to another
+            return (
+                None
+                if inner is None
+                else dataclasses.replace(inner, name=found.name, owner=found.owner)
+            )
         if inner is None or not (
             relay.keyword == inner.parameter or relay.position == inner.position >= 0
         ):
@@ -2903,11 +3033,11 @@ class Library:
             relay=None,
         )
 
-    def named_helper(self, name: str, owner: str, receiver: str) -> Helper | None:
-        """The raise helper a call names: a method of the receiver's class (or a base), or of
-        the one class named after the receiver (`parser` → `Parser`), or the one function of
-        that name."""
-        helpers = self.helpers.get(name, [])
+    def named_helper(self, name: str, owner: str, receiver: str, kind: str) -> Helper | None:
+        """The raise helper of that kind a call names: a method of the receiver's class (or a
+        base), or of the one class named after the receiver (`parser` → `Parser`), or the
+        one function of that name."""
+        helpers = [h for h in self.helpers.get(name, []) if h.kind == kind]
         if owner:
             for ancestor in self.lineage(owner):
                 method = next((h for h in helpers if h.owner == ancestor), None)
@@ -2931,11 +3061,11 @@ class Library:
         same."""
         found: list[object] = [self.wrapped(site) for site in module.sites if site.argument]
         for pending in module.pending:
-            if pending.reason:
+            if pending.kind == "class":
                 made = self.made(pending.made_by)
                 found.append((made, self.built(pending.name, pending.origin, pending.passed)))
             else:
-                found.append(self.helper(pending.name, pending.owner, pending.receiver))
+                found.append(self.helper(pending, pending.kind))
         return tuple(found)
 
 
@@ -2955,7 +3085,7 @@ def resolved(module: ModuleScan, library: Library) -> tuple[list[RaiseSite], lis
             sites.append(dataclasses.replace(site, template=template, built_by=site.exception))
     for pending in module.pending:
         site = pending.site
-        if pending.reason:  # a class raised (or a warning issued) without a literal message
+        if pending.kind == "class":  # raised (or issued) without a literal message
             maker = library.made(pending.made_by)
             templates = (
                 maker.templates
@@ -2975,9 +3105,11 @@ def resolved(module: ModuleScan, library: Library) -> tuple[list[RaiseSite], lis
                 for t in templates
             ]
             continue
-        helper = library.helper(pending.name, pending.owner, pending.receiver)
+        helper = library.helper(pending, pending.kind)
         conditions = None if helper is None else conditions_through(helper, pending)
         if helper is None or conditions is None:
+            if pending.kind == "raise":
+                skipped.append(Skipped(site.line, pending.reason))
             continue
         given = dict(pending.keywords).get(helper.parameter)
         if given is None and 0 <= helper.position < len(pending.arguments):
@@ -2993,6 +3125,14 @@ def resolved(module: ModuleScan, library: Library) -> tuple[list[RaiseSite], lis
             if handed is None and 0 <= helper.position < len(pending.classes):
                 handed = pending.classes[helper.position]
             exception = handed or exception or "UserWarning"
+        if helper.kind == "raise":
+            made = library.made_by_factory(helper, pending, exception, conditions)
+            if not made:
+                gives = len(pending.arguments) > helper.exception_position + 1
+                what = "a message not built from literals" if gives else "a class that builds none"
+                skipped.append(Skipped(site.line, f"raised from {helper.title} with {what}"))
+            sites += made
+            continue
         if not helper.parameter:  # the class a `with` of it names, with the message it builds
             built = library.built(exception) if exception else ()
             if not built:
@@ -3041,10 +3181,7 @@ def conditions_through(helper: Helper, pending: Pending) -> tuple[str, ...] | No
     """What holds when a call raises through a helper: what holds where the call is, then
     what must hold in the helper, as the call says it (its receiver for the helper's `self`,
     the names it gives for the parameters an `except` of a context manager reads); None
-    when the call cannot say it (a method called through its class), or it is not that
-    helper's kind of call (a context manager is entered by a `with`, and only so)."""
-    if helper.context != pending.entered:
-        return None
+    when the call cannot say it (a method called through its class)."""
     said = []
     for condition in helper.conditions:
         if RECEIVER in condition:
