@@ -933,6 +933,11 @@ def test_a_raise_of_what_a_factory_returns_is_of_the_class_the_call_gives_it() -
         "    raise parser.parse_error(UnexpectedCharError, char=parser._current)\n"
         "def other(handle):\n"
         "    raise handle.make_error(InvalidNumberError)\n"
+        "class Tokenizer:\n"
+        "    def fail(self, message):\n"
+        "        raise ParseError(0, 0, message)\n"
+        "    def expect(self, name):\n"
+        "        raise self.fail(f'Expected {name}')\n"
     )
     modules = [
         python_module(text, path, ScanSettings())[0]
@@ -955,10 +960,13 @@ def test_a_raise_of_what_a_factory_returns_is_of_the_class_the_call_gives_it() -
             "Parser.parse_error",
         ),
         (18, "UnexpectedCharError", "Unexpected character: {char!r}", (), "Parser.parse_error"),
+        (25, "ParseError", "Expected {name}", (), ""),
     ]
+    assert sites[-1].helper == "Tokenizer.fail"  # a helper that raises itself, raised again
     assert [(s.line, s.reason) for s in skipped] == [
         (15, "raised from Parser.parse_error with a message not built from literals"),
         (20, "not an exception class (a CapWords name)"),
+        (23, "message is not built from string literals"),
     ]
 
 

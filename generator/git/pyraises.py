@@ -3033,6 +3033,12 @@ class Library:
             relay=None,
         )
 
+    def called(self, pending: Pending) -> Helper | None:
+        """The helper a pending call is of: one of its kind, or, for a call whose value is
+        raised, one that raises itself (packaging's `raise self.raise_syntax_error(f"…")`)."""
+        found = self.helper(pending, pending.kind)
+        return self.helper(pending, "call") if found is None and pending.kind == "raise" else found
+
     def named_helper(self, name: str, owner: str, receiver: str, kind: str) -> Helper | None:
         """The raise helper of that kind a call names: a method of the receiver's class (or a
         base), or of the one class named after the receiver (`parser` → `Parser`), or the
@@ -3065,7 +3071,7 @@ class Library:
                 made = self.made(pending.made_by)
                 found.append((made, self.built(pending.name, pending.origin, pending.passed)))
             else:
-                found.append(self.helper(pending, pending.kind))
+                found.append(self.called(pending))
         return tuple(found)
 
 
@@ -3105,7 +3111,7 @@ def resolved(module: ModuleScan, library: Library) -> tuple[list[RaiseSite], lis
                 for t in templates
             ]
             continue
-        helper = library.helper(pending, pending.kind)
+        helper = library.called(pending)
         conditions = None if helper is None else conditions_through(helper, pending)
         if helper is None or conditions is None:
             if pending.kind == "raise":
