@@ -252,6 +252,14 @@ def open_channel(kind):
 """
 
 
+def read_last(*files: tuple[str, str]) -> tuple[list[RaiseSite], list[Skipped]]:
+    """The raises of the last of a commit's files (path, text), its library all of them."""
+    modules = [python_module(text, path, ScanSettings())[0] for path, text in files]
+    read = [module for module in modules if module is not None]
+    assert len(read) == len(files)
+    return resolved(read[-1], Library(read))
+
+
 def read_rewritten(source: str) -> tuple[list[RaiseSite], list[Skipped]]:
     """The raises of a file this Python reads only once it is rewritten (it must read it)."""
     module, problem = python_module(source, "pkg/widgets.py", ScanSettings())
@@ -867,16 +875,9 @@ def test_a_message_made_by_a_function_of_another_module_is_what_it_returns() -> 
         "def method(x):\n"
         "    raise UnknownName(describe(x))\n"
     )
-    modules = [
-        python_module(text, path, ScanSettings())[0]
-        for path, text in (
-            ("jsonschema/_utils.py", utils),
-            ("jsonschema/_validators.py", validators),
-        )
-    ]
-    assert all(modules)
-    library = Library([m for m in modules if m])
-    sites, skipped = resolved(modules[1], library)  # type: ignore[arg-type]
+    sites, skipped = read_last(
+        ("jsonschema/_utils.py", utils), ("jsonschema/_validators.py", validators)
+    )
     assert [(s.line, s.template, s.made_by) for s in sites] == [
         (5, "{instance!r} is not of type {reprs}", "types_msg"),
         (6, "{instance!r} is not of type {reprs}", "types_msg"),
@@ -939,16 +940,11 @@ def test_a_raise_of_what_a_factory_returns_is_of_the_class_the_call_gives_it() -
         "    def expect(self, name):\n"
         "        raise self.fail(f'Expected {name}')\n"
     )
-    modules = [
-        python_module(text, path, ScanSettings())[0]
-        for path, text in (
-            ("tomlkit/exceptions.py", exceptions),
-            ("tomlkit/source.py", source),
-            ("tomlkit/parser.py", parser),
-        )
-    ]
-    assert all(modules)
-    sites, skipped = resolved(modules[2], Library([m for m in modules if m]))  # type: ignore[arg-type]
+    sites, skipped = read_last(
+        ("tomlkit/exceptions.py", exceptions),
+        ("tomlkit/source.py", source),
+        ("tomlkit/parser.py", parser),
+    )
     assert [(s.line, s.exception, s.template, s.conditions, s.made_by) for s in sites] == [
         (10, "InvalidNumberError", "Invalid number", ("not raw",), "Parser.parse_error"),
         (12, "ParseError", "Failed to parse array", ("raw == '['",), "Parser.parse_error"),
