@@ -1415,13 +1415,14 @@ class _Scanner:
         if (joined := joined_list(message)) is not None:
             return self.joined_messages(message, *joined, raised)
         scope = self.scope
-        assignments, where = self.bindings(scope)
         attribute = template_attribute(message)
         if attribute is not None:
             held = ast.Name(".".join(attribute))  # `self.name`, as the method sets it
             found = []
-            if held.id in assignments:
-                found = assigned_messages(held, assignments, raised, self.on_path(), where)
+            if attribute[0] == "self":
+                assignments, where = self.bindings(scope)
+                if held.id in assignments:
+                    found = assigned_messages(held, assignments, raised, self.on_path(), where)
             if not found:
                 values = self.class_attribute(*attribute)
                 found = [(substituted(message, held.id, v), c) for v, c in values]
@@ -1431,6 +1432,7 @@ class _Scanner:
             if variable is None:
                 return self.filled_in(message, raised)
             held = variable
+            assignments, where = self.bindings(scope)
             if held.id not in assignments:
                 if not is_parameter(scope, held.id) and (closed := self.closed_over(held)):
                     return [(substituted(message, held.id, value), c) for value, c in closed]
@@ -2130,18 +2132,12 @@ class _Scanner:
     def receiver_class(self, function: ast.expr) -> str:
         """The class a method call's receiver is: the walk's class for `self.m()` and
         `cls.m()`, the class named for `Class.m()`, a parameter's annotated class, the class
-        an `__init__` of the walk's class makes an attribute of the instance (`self._src =
-        Source(string)`, then `self._src.parse_error(…)`)."""
+        the nearest `__init__` of the walk's class makes an attribute of the instance
+        (`self._src = Source(string)`, then `self._src.parse_error(…)`)."""
         if not isinstance(function, ast.Attribute):
             return ""
         if isinstance(function.value, ast.Attribute) and dotted(function.value.value) == "self":
-            stores = self.set_in_init.get(function.value.attr, [])
-            lineage = self.defined.ancestry(self.walks_class())
-            made = [store.value for store in stores if store.owner in lineage]
-            if len(made) == len(stores) == 1 and isinstance(made[0], ast.Call):
-                name = last_name(made[0].func) or ""
-                return name if is_class_name(name) else ""
-            return ""
+            return self.made_in_init(function.value.attr)
         if not isinstance(function.value, ast.Name):
             return ""
         receiver = function.value.id
@@ -2156,6 +2152,22 @@ class _Scanner:
                     annotation = written_annotation(parameter.annotation)
                     names = [last_name(n) for n in ast.walk(annotation) if isinstance(n, ast.expr)]
                     return next((n for n in names if n and is_class_name(n)), "")
+        return ""
+
+    def made_in_init(self, name: str) -> str:
+        """The class whose instance the nearest `__init__` of the walk's class (or of a base)
+        sets an attribute to in its own body (`self._src = Source(string)`); "" for none."""
+        for owner in self.defined.ancestry(self.walks_class()):
+            init = self.defined.functions.get((owner, "__init__"))
+            for statement in init.body if init else []:
+                if not isinstance(statement, ast.Assign):
+                    continue
+                if [dotted(target) for target in statement.targets] == [f"self.{name}"]:
+                    made = statement.value
+                    called = last_name(made.func) if isinstance(made, ast.Call) else None
+                    return called if called and is_class_name(called) else ""
+            if init:
+                return ""
         return ""
 
     def building(self) -> ast.ClassDef | None:
@@ -2321,10 +2333,12 @@ class _Scanner:
         *args, **kwargs): … return exception(line, col, *args, **kwargs)`), or only a call
         that hands its parameters on as they are to what may be another such factory
         (`return self._src.parse_error(exception, *args, **kwargs)`)."""
-        returned = returned_values(node)
-        if len(returned) != 1 or not isinstance(returned[0], ast.Call):
+        last = node.body[-1]
+        if not isinstance(last, ast.Return) or not isinstance(last.value, ast.Call):
             return False
-        call = returned[0]
+        if len(returned_values(node)) != 1:
+            return False
+        call = last.value
         method = any(isinstance(n, ast.ClassDef) for n in self.within[-1:])
         positional = positional_parameters(node, method)
         varargs = [f"*{node.args.vararg.arg}"] if node.args.vararg else []
