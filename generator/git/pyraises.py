@@ -22,7 +22,7 @@ import sys
 import textwrap
 from collections.abc import Callable, Iterable, Iterator, Set
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from errpages.pylex import RAISING_CALLS
 from errpages.site.messages import canonical, message_parts
@@ -131,6 +131,10 @@ class ExceptionClass:
     defaults: bool = False
 
 
+# How a helper's callers use it: call it, enter it with `with`, or raise what it returns
+CallKind = Literal["call", "with", "raise"]
+
+
 @dataclass(frozen=True)
 class Relay:
     """Where a helper hands its parameter on to another helper (`self._std_warn(warning)`):
@@ -178,7 +182,7 @@ class Helper:
     # a factory, whose callers raise what it returns (`raise self.parse_error(EmptyKeyError)`,
     # where it returns `exception(line, col, *args)`). `parameter` is "" where it raises the
     # class a call names (`raise raise_exc from e`), whose message the class builds
-    kind: str = "call"
+    kind: CallKind = "call"
     # For a factory that hands the class the arguments a call gives after its own
     # (`*args`), the place among the class's arguments the first of them takes; -1 for none
     passes_from: int = -1
@@ -226,7 +230,7 @@ class Pending:
     origin: str = ""  # for a class: the module it is imported from, or named through
     # "class" for a class, or how a helper is called: "call", "with" (a `with` enters it),
     # "raise" (what it returns is raised)
-    kind: str = "call"
+    kind: CallKind | Literal["class"] = "call"
     # for a call: the class each positional argument names ("" for one that names none), and
     # each keyword argument
     classes: tuple[str, ...] = ()
@@ -1900,7 +1904,7 @@ class _Scanner:
         self,
         node: ast.stmt,
         call: ast.Call,
-        kind: str = "call",
+        kind: CallKind = "call",
         worded: bool = False,
         reason: str = "",
     ) -> bool:
@@ -3016,7 +3020,7 @@ class Library:
         makers = self.makers.get(name, [])
         return makers[0] if len(makers) == 1 else None
 
-    def helper(self, call: Pending | Relay, kind: str, depth: int = 0) -> Helper | None:
+    def helper(self, call: Pending | Relay, kind: CallKind, depth: int = 0) -> Helper | None:
         """The helper of that kind a call names, a relay resolved to what the helper it hands
         its parameter on to raises or issues (through at most MAX_RELAYS of them), or else
         to its fallback."""
@@ -3050,10 +3054,12 @@ class Library:
     def called(self, pending: Pending) -> Helper | None:
         """The helper a pending call is of: one of its kind, or, for a call whose value is
         raised, one that raises itself (packaging's `raise self.raise_syntax_error(f"…")`)."""
+        if pending.kind == "class":
+            return None
         found = self.helper(pending, pending.kind)
         return self.helper(pending, "call") if found is None and pending.kind == "raise" else found
 
-    def named_helper(self, name: str, owner: str, receiver: str, kind: str) -> Helper | None:
+    def named_helper(self, name: str, owner: str, receiver: str, kind: CallKind) -> Helper | None:
         """The raise helper of that kind a call names: a method of the receiver's class (or a
         base), or of the one class named after the receiver (`parser` → `Parser`), or the
         one function of that name."""
