@@ -2161,17 +2161,16 @@ class _Scanner:
     def made_in_init(self, name: str) -> str:
         """The class whose instance the nearest `__init__` of the walk's class (or of a base)
         sets an attribute to in its own body (`self._src = Source(string)`); "" for none."""
-        for owner in self.defined.ancestry(self.walks_class()):
-            init = self.defined.functions.get((owner, "__init__"))
-            for statement in init.body if init else []:
-                if not isinstance(statement, ast.Assign):
-                    continue
-                if [dotted(target) for target in statement.targets] == [f"self.{name}"]:
-                    made = statement.value
-                    called = last_name(made.func) if isinstance(made, ast.Call) else None
-                    return called if called and is_class_name(called) else ""
-            if init:
-                return ""
+        functions = self.defined.functions
+        lineage = self.defined.ancestry(self.walks_class())
+        owner = next((c for c in lineage if (c, "__init__") in functions), None)
+        init = functions.get((owner, "__init__")) if owner is not None else None
+        assigned = [s for s in init.body if isinstance(s, ast.Assign)] if init else []
+        for statement in assigned:
+            if [dotted(target) for target in statement.targets] == [f"self.{name}"]:
+                made = statement.value
+                called = last_name(made.func) if isinstance(made, ast.Call) else None
+                return called if called and is_class_name(called) else ""
         return ""
 
     def building(self) -> ast.ClassDef | None:
