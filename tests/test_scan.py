@@ -966,6 +966,50 @@ def test_a_raise_of_what_a_factory_returns_is_of_the_class_the_call_gives_it() -
     ]
 
 
+def test_a_factory_that_hands_on_the_items_of_a_tuple_it_is_given_raises_them_too() -> None:
+    # tomlkit 0.1-0.4: `parse_error(self, kind=ParseError, args=None)` returns `kind(line,
+    # col, *args)` when given a tuple and `kind(line, col)` otherwise; `(c)` is no tuple, and
+    # what it holds is the one argument the class is given.
+    source = (
+        "class ParseError(ValueError):\n"
+        "    def __init__(self, line, col, message=None):\n"
+        "        super().__init__(f'{message or \"TOML parse error\"} at line {line}')\n"
+        "class UnexpectedCharError(ParseError):\n"
+        "    def __init__(self, line, col, char):\n"
+        "        super().__init__(line, col, message=f'Unexpected character: {char!r}')\n"
+        "class InternalParserError(ParseError):\n"
+        "    def __init__(self, line, col, message=None):\n"
+        "        super().__init__(line, col, message=message)\n"
+        "class Parser:\n"
+        "    def parse_error(self, kind=ParseError, args=None):\n"
+        "        line, col = self._to_linecol(self._idx)\n"
+        "        if args:\n"
+        "            return kind(line, col, *args)\n"
+        "        else:\n"
+        "            return kind(line, col)\n"
+        "    def _peek_table(self, c):\n"
+        "        if c != '[':\n"
+        "            raise self.parse_error(\n"
+        "                InternalParserError, ('_peek_table() entered on non-bracket character',)\n"
+        "            )\n"
+        "        if c == ']':\n"
+        "            raise self.parse_error(UnexpectedCharError, (c))\n"
+        "        raise self.parse_error(UnexpectedCharError, ('=',))\n"
+    )
+    sites, skipped = read_last(("tomlkit/parser.py", source))
+    assert [(s.line, s.exception, s.template, s.made_by) for s in sites] == [
+        (
+            19,
+            "InternalParserError",
+            "_peek_table() entered on non-bracket character",
+            "Parser.parse_error",
+        ),
+        (23, "UnexpectedCharError", "Unexpected character: {char!r}", "Parser.parse_error"),
+        (24, "UnexpectedCharError", "Unexpected character: '='", "Parser.parse_error"),
+    ]
+    assert skipped == []
+
+
 def test_classes_that_are_their_own_bases_end_the_search_for_a_method() -> None:
     # Untrusted code: `class A(A)` redefines an imported name; two classes name each other.
     source = (

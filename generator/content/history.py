@@ -35,7 +35,7 @@ from errpages.site.model import (
 HISTORY_FOLDER = "history"
 FORMAT = 1  # how the file is written: a build reads this format only
 # How the raises were found and followed: `errpages history` starts over when it changed.
-MATCHER = 23
+MATCHER = 24
 MAX_HISTORY_BYTES = 64 * 1024 * 1024
 PINNED_KEYS = ("commit", "path", "line", "exception", "message")
 EXCEPTION_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")

@@ -186,6 +186,9 @@ class Helper:
     # For a factory that hands the class the arguments a call gives after its own
     # (`*args`), the place among the class's arguments the first of them takes; -1 for none
     passes_from: int = -1
+    # For one that hands on the items of the argument it is given at this place instead
+    # (tomlkit 0.4's `parse_error(self, kind=ParseError, args=None)`, called with `(c,)`)
+    spreads: int = -1
     # For a relay, the helper it is when what it hands its parameter on to is no helper (a
     # raise of its own under a condition: babel's `_invalid_pofile`, which otherwise prints)
     fallback: Helper | None = None
@@ -250,6 +253,9 @@ class Pending:
     # (`re.error`), else "": what an `except` of the context manager reads where it reads
     # the parameter
     names: tuple[str, ...] = ()
+    # for a call whose value is raised, the messages of each item each positional argument
+    # is spread into, when a factory hands on its items (`("=",)`)
+    items: tuple[tuple[tuple[Given, ...], ...], ...] = ()
 
 
 class InitStore(NamedTuple):
@@ -1957,6 +1963,7 @@ class _Scanner:
                 receiver,
                 called_on=called_on,
                 names=tuple(map(dotted, call.args)) if kind == "with" else (),
+                items=tuple(map(self.item_templates(node), call.args)) if kind == "raise" else (),
             )
         )
         return True
@@ -2128,6 +2135,16 @@ class _Scanner:
             Given(message.template, tuple(map(condition_text, message.conditions)))
             for message in self.templates(node, "", argument)[0]
         )
+
+    def item_templates(self, node: ast.stmt) -> Callable[[ast.expr], tuple[tuple[Given, ...], ...]]:
+        """What the messages of each item an argument is spread into can be: a tuple's items,
+        or the argument itself (`(c)`, one character)."""
+
+        def items(argument: ast.expr) -> tuple[tuple[Given, ...], ...]:
+            elements = argument.elts if isinstance(argument, ast.Tuple) else [argument]
+            return tuple(self.argument_templates(node, element) for element in elements)
+
+        return items
 
     def walks_class(self) -> str:
         """The class the walk is in (the nearest), or ""."""
@@ -2336,12 +2353,11 @@ class _Scanner:
         *args, **kwargs): … return exception(line, col, *args, **kwargs)`), or only a call
         that hands its parameters on as they are to what may be another such factory
         (`return self._src.parse_error(exception, *args, **kwargs)`)."""
-        last = node.body[-1]
-        if not isinstance(last, ast.Return) or not isinstance(last.value, ast.Call):
+        returned = returned_values(node)
+        calls = [value for value in returned if isinstance(value, ast.Call)]
+        if not calls or len(calls) < len(returned):
             return False
-        if len(returned_values(node)) != 1:
-            return False
-        call = last.value
+        call = max(calls, key=lambda c: len(c.args))  # `kind(line, col, *args)`, not `(line, col)`
         method = any(isinstance(n, ast.ClassDef) for n in self.within[-1:])
         positional = positional_parameters(node, method)
         varargs = [f"*{node.args.vararg.arg}"] if node.args.vararg else []
@@ -2350,10 +2366,14 @@ class _Scanner:
             f"*{dotted(a.value)}" if isinstance(a, ast.Starred) else dotted(a) for a in call.args
         ]
         keywords = [(k.arg, dotted(k.value)) for k in call.keywords]
-        passes_on = bool(varargs) and handed[-1:] == varargs and keywords == kwargs
+        spread = handed[-1][1:] if handed[-1:] and handed[-1].startswith("*") else ""
+        spreads = positional.index(spread) if spread in positional else -1
+        passes_on = (
+            f"*{spread}" in [*varargs, *(f"*{p}" for p in positional)] and keywords == kwargs
+        )
         owner = self.within[-1].name if method else ""
-        if isinstance(call.func, ast.Name) and call.func.id in positional:
-            parameter = call.func.id
+        parameter = call.func.id if isinstance(call.func, ast.Name) else ""
+        if parameter in positional and all(dotted(c.func) == parameter for c in calls):
             helper = Helper(
                 node.name,
                 owner,
@@ -2365,8 +2385,14 @@ class _Scanner:
                 positional.index(parameter),
                 kind="raise",
                 passes_from=len(handed) - 1 if passes_on else -1,
+                spreads=spreads,
             )
-        elif handed == [*positional, *varargs] and keywords == kwargs:
+        elif (
+            isinstance(node.body[-1], ast.Return)
+            and len(returned) == 1
+            and handed == [*positional, *varargs]
+            and keywords == kwargs
+        ):
             name = last_name(call.func)
             if name is None:
                 return False
@@ -2988,7 +3014,10 @@ class Library:
         )
         handed: list[tuple[str, tuple[Given, ...]]] = []
         if helper.passes_from >= 0:
+            at = helper.spreads
             after = pending.arguments[helper.exception_position + 1 :]
+            if at >= 0:
+                after = pending.items[at] if at < len(pending.items) else ()
             handed = [(str(helper.passes_from + n), given) for n, given in enumerate(after)]
             handed += [
                 (k, given) for k, given in pending.keywords if k != helper.exception_parameter
