@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from errpages.git.pyraises import scan_source
+from errpages.git.pyraises.library import scan_source
 from errpages.git.scan import scan_repository
 
 RAISES = [

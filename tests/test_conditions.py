@@ -9,7 +9,8 @@ from pathlib import Path
 import yaml
 from bs4 import BeautifulSoup
 
-from errpages.git.pyraises import ScanSettings, scan_source
+from errpages.git.pyraises.library import scan_source
+from errpages.git.pyraises.model import ScanSettings
 from tests.conftest import run_cli
 from tests.gitrepo import GitRepo
 from tests.test_export import explain, export

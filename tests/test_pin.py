@@ -152,7 +152,8 @@ def test_snippets_hold_whole_statements_of_real_code() -> None:
     import tarfile
 
     from errpages.git.pinning import MAX_SNIPPET_LINES, snippet_span, source_lines
-    from errpages.git.pyraises import scan_source, statement_span
+    from errpages.git.pyraises.library import scan_source
+    from errpages.git.pyraises.nodes import statement_span
 
     checked = 0
     for module in (argparse, configparser, datetime, ipaddress, tarfile):

@@ -10,15 +10,9 @@ from pathlib import Path
 import yaml
 
 from errpages.git.code import python_module
-from errpages.git.pyraises import (
-    Library,
-    RaiseSite,
-    ScanSettings,
-    Skipped,
-    canonical,
-    resolved,
-    scan_source,
-)
+from errpages.git.pyraises.library import Library, resolved, scan_source
+from errpages.git.pyraises.model import RaiseSite, ScanSettings, Skipped
+from errpages.site.messages import canonical
 from tests.conftest import FIXTURES, run_cli
 from tests.gitrepo import GitRepo
 

@@ -11,15 +11,10 @@ from dataclasses import dataclass
 
 from errpages.content.schema import is_repo_path
 from errpages.git.pinning import PinError, decode_source, source_lines
-from errpages.git.pyraises import (
-    Library,
-    ModuleScan,
-    RaiseSite,
-    ScanSettings,
-    looked_up,
-    resolved,
-    scan_module,
-)
+from errpages.git.pyraises.library import Library, resolved
+from errpages.git.pyraises.model import ModuleScan, RaiseSite, ScanSettings
+from errpages.git.pyraises.nodes import looked_up
+from errpages.git.pyraises.scanner import scan_module
 from errpages.git.repo import (
     REGULAR_FILE_MODES,
     TREE_MODE,

@@ -41,7 +41,7 @@ from errpages.git.pinning import (
     site_pin,
     snippet_span,
 )
-from errpages.git.pyraises import DECORATED, RaiseSite
+from errpages.git.pyraises.model import DECORATED, RaiseSite
 from errpages.git.repo import (
     GitError,
     ObjectReader,

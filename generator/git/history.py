@@ -51,7 +51,7 @@ from errpages.diagnostics import plural, printable
 from errpages.git.code import Code, read_problem
 from errpages.git.drift import Wanted, check_pinned, match_raises
 from errpages.git.pinning import PinError, same_exception, scan_settings
-from errpages.git.pyraises import RaiseSite
+from errpages.git.pyraises.model import RaiseSite
 from errpages.git.repo import GitError, ObjectReader, Repository, open_repository, resolve_commit
 from errpages.site.history import glance
 from errpages.site.messages import canonical

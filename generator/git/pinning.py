@@ -16,7 +16,7 @@ from errpages.content.config import read_config
 from errpages.content.loader import LoadedContent
 from errpages.content.schema import is_repo_path, snippet_hash
 from errpages.diagnostics import Level, with_source_lines
-from errpages.git.pyraises import RaiseSite, ScanSettings
+from errpages.git.pyraises.model import RaiseSite, ScanSettings
 from errpages.site.messages import canonical, message_parts
 from errpages.site.model import Place
 

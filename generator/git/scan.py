@@ -29,7 +29,8 @@ from errpages.git.pinning import (
     snippet_span,
     source_lines,
 )
-from errpages.git.pyraises import ModuleScan, RaiseSite, resolved
+from errpages.git.pyraises.library import resolved
+from errpages.git.pyraises.model import ModuleScan, RaiseSite
 from errpages.git.repo import (
     GitError,
     ObjectReader,
