@@ -735,6 +735,56 @@ def test_warnings_issued_through_a_projects_own_warn_helpers(tmp_path: Path, mak
     )
 
 
+# pytest 3.8-4.0: `Node.warn` takes a warning, which it hands to `_std_warn`, or a legacy
+# code and message, which it hands to a hook: the call of one branch, not the last.
+LEGACY_NODES = """\
+import warnings
+
+
+class Node:
+    def warn(self, _code_or_warning=None, message=None, code=None):
+        if message is None:
+            if _code_or_warning is None:
+                raise ValueError("code_or_warning must be given")
+            self._std_warn(_code_or_warning)
+        else:
+            code = _code_or_warning or code
+            self._legacy_warn(code, message)
+
+    def _std_warn(self, warning):
+        warnings.warn_explicit(warning, category=None, filename="f", lineno=1)
+
+    def _legacy_warn(self, code, message):
+        self.ihook.pytest_logwarning.call_historic(kwargs=dict(code=code, message=message))
+
+
+def note(node, message):  # one call after the other, not in another branch: the last counts
+    if node.strict:
+        node._std_warn(message)
+    node.config.log(message)
+"""
+LEGACY_CALLERS = """\
+from pkg.nodes import Node, note
+
+
+def record_xml_attribute(request, item):
+    request.node.warn(PytestWarning("record_xml_attribute is an experimental feature"))
+    note(item, PytestWarning("noted, and issued only when strict"))
+"""
+
+
+def test_a_warn_helper_that_hands_its_warning_on_in_one_branch_issues_it(
+    tmp_path: Path, make_content
+) -> None:  # type: ignore[no-untyped-def]
+    files = {"pkg/nodes.py": LEGACY_NODES, "pkg/fixtures.py": LEGACY_CALLERS}
+    summary, records = scanned(tmp_path, make_content, files)
+    assert what_and_where(records) == {
+        "record_xml_attribute is an experimental feature": ("PytestWarning", 5, "warning"),
+        "code_or_warning must be given": ("ValueError", 8, None),
+    }
+    assert summary["warning_sites"] == 1
+
+
 # pytest keeps its deprecations as constants of one module (`_pytest/deprecated.py`), and
 # pydantic its config's message: another module's `warn(X)` or `raise E(X)` says them.
 DEPRECATED = """\

@@ -134,7 +134,8 @@ class Code:
                         modules[path] = None
                 found = [module for module in modules.values() if module is not None]
                 more = {b for m in found for c in m.classes if c.name in wanted for b in c.bases}
-                relays = [h.relay for m in found for h in m.helpers if h.name in wanted and h.relay]
+                helpers = [h for m in found for h in m.helpers if h.name in wanted]
+                relays = [relay for h in helpers for relay in h.handed_to()]
                 more |= {n for r in relays for n in looked_up(r.name, r.owner, r.receiver)}
                 more -= wanted
                 if not paths or not more:

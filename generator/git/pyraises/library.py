@@ -184,6 +184,11 @@ class Library:
         its parameter on to raises or issues (through at most MAX_RELAYS of them), or else
         to its fallback."""
         found = self.named_helper(call.name, call.owner, call.receiver, kind)
+        return self.through(found, kind, depth)
+
+    def through(self, found: Helper | None, kind: CallKind, depth: int) -> Helper | None:
+        """A helper, a relay resolved to what the helper it hands its parameter on to raises
+        or issues, or else to its fallback (which may hand it on elsewhere)."""
         if found is None or found.relay is None:
             return found
         relay = found.relay
@@ -199,7 +204,7 @@ class Library:
         if inner is None or not (
             relay.keyword == inner.parameter or relay.position == inner.position >= 0
         ):
-            return found.fallback
+            return self.through(found.fallback, kind, depth)
         field = "{" + inner.parameter + "}"
         return dataclasses.replace(
             found,

@@ -175,6 +175,15 @@ class Helper:
     def title(self) -> str:
         return f"{self.owner}.{self.name}" if self.owner else self.name
 
+    def handed_to(self) -> list[Relay]:
+        """What it may hand its parameter on to: its relay, then its fallbacks' in turn."""
+        found: list[Relay] = []
+        helper: Helper | None = self
+        while helper is not None:
+            found += [helper.relay] if helper.relay else []
+            helper = helper.fallback
+        return found
+
 
 @dataclass(frozen=True)
 class MessageMaker:

@@ -36,6 +36,7 @@ from errpages.git.pyraises.conditions import (
     body_conditions,
     branches,
     condition_text,
+    exclusive,
     holds,
     negated,
 )
@@ -1231,13 +1232,30 @@ class _Scanner:
                 calls = own_calls(node)
                 if any(self.warns(c) and self.visit_warn_helper(node, s, c) for s, c in calls):
                     return
-                for statement, call in reversed(calls):  # the one it ends in, if it hands on twice
-                    if self.visit_relay(node, statement, call):
-                        relay = self.helpers.pop()
-                        fallback = self.helpers.pop() if self.visit_guarded(node) else None
-                        self.helpers.append(dataclasses.replace(relay, fallback=fallback))
-                        return
+                if self.visit_relays(node, calls):
+                    return
         self.visit_guarded(node)
+
+    def visit_relays(self, node: FunctionNode, calls: list[tuple[ast.Expr, ast.Call]]) -> bool:
+        """Whether a function hands one of its parameters on to what may be another helper:
+        the call it ends in, else one in another branch of the same `if` (pytest 3.8's
+        `Node.warn`, `self._std_warn(warning)` if given a warning, else
+        `self._legacy_warn(code, message)`), else its own raise under a condition."""
+        where = branches(node)
+        relays: list[tuple[ast.Expr, Helper]] = []
+        for statement, call in reversed(calls):  # the one it ends in first
+            if relays and not exclusive(where[id(relays[-1][0])], where[id(statement)]):
+                continue
+            if self.visit_relay(node, statement, call):
+                relays.append((statement, self.helpers.pop()))
+        if not relays:
+            return False
+        fallback = self.helpers.pop() if self.visit_guarded(node) else None
+        for _, relay in reversed(relays):
+            fallback = dataclasses.replace(relay, fallback=fallback)
+        assert fallback is not None
+        self.helpers.append(fallback)
+        return True
 
     def visit_class_factory(self, node: FunctionNode) -> bool:
         """Whether a function is a factory of the class it is given: it returns only a call
