@@ -164,6 +164,7 @@ class Wanted:
     names: tuple[str, ...]  # its placeholders' names, sorted: a rewording in place keeps them
     conditions: tuple[str, ...]  # what holds when it runs: or a rewording in place keeps these
     seen: str  # the commit it was seen in, beside other raises
+    seen_path: str  # its file there (before a rename since)
     built: bool = False  # its message is built by the class raised (its words are not there)
     # looked for past releases that do not raise it: only its very message may be in another
     # file than its own and those its record lists as raising it too (a message alike there
@@ -182,6 +183,7 @@ class Wanted:
         path: str | None,
         site: RaiseSite | None,
         seen: str,
+        seen_path: str,
         after_gap: bool = False,
         also: frozenset[str] = frozenset(),
     ) -> Wanted:
@@ -197,6 +199,7 @@ class Wanted:
             placeholders(site.template) if site else (),
             site.conditions if site else (),
             seen,
+            seen_path,
             bool(site and site.built_by),
             after_gap,
             also,
@@ -206,8 +209,9 @@ class Wanted:
 
 
 def raised_beside(code: Code, wanted: Wanted, path: str) -> dict[str, set[str]]:
-    """The messages a file raised where the raise wanted was seen, and the classes each was
-    raised with."""
+    """The messages a file raised where the raise wanted was seen (its own file by the path
+    it had there), and the classes each was raised with."""
+    path = wanted.seen_path if path == wanted.path else path
     try:
         parsed = code.file(wanted.seen, path)
     except (GitError, PinError):
@@ -508,7 +512,9 @@ def run_drift(
             pinned_sites.append(site)
             source = record.source
             wanted.append(
-                Wanted.of(record.message, record.exception, source.line, path, site, commit)
+                Wanted.of(
+                    record.message, record.exception, source.line, path, site, commit, source.path
+                )
             )
         matches = match_raises(code, target, wanted)
         places = places_now(code, target, looked_for, wanted, matches)

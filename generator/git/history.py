@@ -442,7 +442,9 @@ def looked_for(code: Code, item: Followed, target: str) -> Wanted:
         path = code.renamed(item.at, target, was.path) if moved else None
     after_gap = seen.commit != item.at  # the steps since did not find it
     also = frozenset(place.path for place in item.record.source.also_raised_at)
-    return Wanted.of(was.message, was.exception, was.line, path, site, seen.commit, after_gap, also)
+    return Wanted.of(
+        was.message, was.exception, was.line, path, site, seen.commit, was.path, after_gap, also
+    )
 
 
 def site_at(code: Code, commit: str, found: Found) -> RaiseSite | None:
