@@ -12,15 +12,18 @@
    that package puts around the reason only the reason, the version and the name of
    what it decorates are looked for), or calls a function
    that release defines (a raise helper), or is an entry of a table of error messages
-   (`error_messages` above it); or the line raises and the words are in the definition of a
+   (`error_messages` above it); or the line raises (or calls such a raise helper:
+   `self.error(_unsaved_object_error(…))`) and the words are in the definition of a
    function it calls, or that a name it raises was assigned from in the 40 lines above (`msg
    = self._get_unsupported_message(…)`, then `raise NotSupportedError(msg)`: a message a
    function makes); or the line says `raise X` (or `yield X`,
-   a call or not) and the words are in the definition of class X in that release, or of one
-   of its bases, three deep (a message the class builds, or builds around the text given
-   there), or the line enters a context manager that raises one of its parameters (`with
-   change_exception(errors.X, TypeError):`) and the words are in the definition of a
-   class the call names (looked at before a helper's call), or raises what a function
+   a call or not, or raises a name assigned `X(…)` in the 40 lines above: `raise_from(error,
+   None)`) and the words are in the definition of class X in that release, in a module
+   constant it reads, or in those of its bases, three deep (a message the class builds, or
+   builds around the text given there), or the line enters a context manager that raises
+   one of its parameters (`with change_exception(errors.X, TypeError):`) and the words are
+   in the definition of a class the call names (looked at before a helper's call), or
+   raises what a function
    returns that the release defines to return a call of a name it holds (`raise
    self.parse_error(UnexpectedCharError, c)`, where it returns `exception(line, col,
    *args)`), the class the call names first, whose definition has the words; or the line
@@ -38,12 +41,14 @@
    or more, with a space, on one source line; of the reason, in the Deprecated package's
    wording) in that release's Python files (tests, docs,
    examples and benchmarks left out, as scan leaves them), in a string and not in a comment,
-   where a raise takes its message: the hit's line or one of the five above it raises,
+   where a raise takes its message: the hit's line or one of the five above it (not a
+   comment) raises,
    asserts, yields an exception, issues a warning or makes an exception (`…Error(`, not
    one handed to a call, `self.write_error(ServerError("…"))`, nor assigned), or the
-   hit is given to a call of a function of that release that raises (not a log call), or
-   the hit is assigned to a name that a raise within 40 lines below uses, or that names a
-   message (`msg_template = "…"`) and no log or `.warn(` call below shows. A hit
+   hit is given to a call of a function of that release that raises (not a log call nor
+   a print), or the hit is assigned to a name that a raise within 40 lines below gives its
+   call (not a bare `raise Exit`), or that names a message (`msg_template = "…"`) and no
+   log, print or `.warn(` call below shows. A hit
    is a miss unless another record of the history claims a raise within 15 lines of it in
    that release, or it is in the definition of a class that such a raise raises (a message
    the class builds) or names to a context manager, or the history said that file could
@@ -225,8 +230,12 @@ PACKAGE_WORDING_RE = re.compile(
 )
 WARN_CALL_RE = re.compile(r"\bwarnings\.warn(?:_explicit)?\(|(?<![\w.])warn(?:_explicit)?\(")
 TABLE_ENTRY_RE = re.compile(r"^\s*(?:\w*error_messages\s*=\s*\{\s*)?[\"'][\w-]+[\"']\s*:")
-CLASS_RAISED_RE = re.compile(r"\b(?:raise|yield)\s+(?:[\w.]+\.)?([A-Z_]\w*)\s*(?:\(|$|from\b)")
-HELD_RAISED_RE = re.compile(r"\braise\s+([a-z_]\w*)\s*(?:$|from\b)")  # `raise error`
+CLASS_RAISED_RE = re.compile(r"\b(?:raise|yield)\s+(?:[\w.]+\.)?([A-Z_]\w*)\s*(?:\(|$|from\b|#)")
+# `raise error`, `raise_from(error, None)`
+HELD_RAISED_RE = re.compile(
+    r"\braise\s+([a-z_]\w*)\s*(?:$|from\b|#)"
+    r"|\b(?:set_exception|raise_from|raise_|raise_from_cause)\(\s*([a-z_]\w*)\s*[,)]"
+)
 HELD_MESSAGE_RE = re.compile(r"\(\s*([a-z_]\w*)\s*[,)]")  # the message a raise reads: `X(msg)`
 RAISING_CALL_RE = re.compile(r"\b(set_exception|raise_from|reraise|raise_|raise_from_cause)\(")
 CLASS_CALLED_RE = re.compile(r"\b([A-Z_]\w*)\s*\(")
@@ -294,10 +303,16 @@ def how_raised(
     for given in given_classes if any(map(raises_a_parameter, bodies)) else []:
         if all(w in wide or w in class_text(git, commit, given) for w in words):
             return "built by the class a context manager raises"
-    for name in CALL_RE.findall(said):  # a helper's own words are in its definition
+    called_names = CALL_RE.findall(said)
+    for name in called_names:  # a helper's own words are in its definition
         helper = defined(git, commit, "def", name)
         if helper and all(w in wide or w in helper for w in words):
-            if raises:  # `raise X(types_msg(…))`: the function makes the message
+            # `raise X(types_msg(…))`, `self.error(_unsaved_object_error(…))`: the function
+            # makes the message a raise (or a raise helper) is given
+            given = [
+                b for n in called_names if n != name for _, b in function_bodies(git, commit, n)
+            ]
+            if raises or any(map(raises_a_parameter, given)):
                 return "a message a function makes"
             if "raise" in helper:
                 return "a raise helper's call"
@@ -319,13 +334,13 @@ def how_raised(
     ):
         return "built by the class a factory is given"
     raised = CLASS_RAISED_RE.search(said)
-    if raised is None and RAISING_CALL_RE.search(said):  # `reraise(X, X(…), tb)` over lines
-        raised = CLASS_CALLED_RE.search("\n".join(lines[at - 1 : at + 4]))
     held = HELD_RAISED_RE.search(said)
     if raised is None and held:  # `error = X(…)` above, then `raise error`
-        made = rf"^\s*{held[1]}\s*=\s*(?:[\w.]+\.)?([A-Z]\w*)\("
+        made = rf"^\s*{held[1] or held[2]}\s*=\s*(?:[\w.]+\.)?([A-Z]\w*)\("
         found = [m for line in lines[max(0, at - 40) : at - 1] if (m := re.match(made, line))]
         raised = found[-1] if found else None
+    if raised is None and RAISING_CALL_RE.search(said):  # `reraise(X, X(…), tb)` over lines
+        raised = CLASS_CALLED_RE.search("\n".join(lines[at - 1 : at + 4]))
     if raised and all(w in wide or w in class_text(git, commit, raised[1]) for w in words):
         return "built by the class raised"  # or built around the text the raise gives it
     return ""
@@ -355,9 +370,12 @@ class_texts: dict[tuple[str, str, int], str] = {}
 
 
 def class_text(git: Any, commit: str, name: str, depth: int = 0) -> str:
-    """The definitions of a class of a release, and those of its bases (three deep)."""
+    """The definitions of a class of a release, the module constants they read (discord.py's
+    `super().__init__(message or APP_ID_NOT_FOUND)`), and those of its bases (three deep)."""
     if (commit, name, depth) not in class_texts:
         text = defined(git, commit, "class", name)
+        for constant in set(CONSTANT_RE.findall(text)):
+            text += "\n" + constant_text(git, commit, constant)
         heads = re.findall(rf"^\s*class\s+{re.escape(name)}\s*\(([^)]*)\)", text, re.MULTILINE)
         for base in {b for head in heads for b in re.findall(r"(\w+)\s*(?:,|$)", head)}:
             if depth < 3 and base != name:
@@ -380,9 +398,11 @@ LOG_CALL_RE = re.compile(
     r"\b(?:log|logger|logging|LOG|_log|_logger)\."
     r"(?:msg|debug|info|warning|warn|error|exception|critical|log)\("
 )
-# A call that shows what it is given without raising it: a log call or another `.warn(`
-# (docutils' `self.directive.warn(errmsg)`, Sphinx's `logger.warning(msg)`).
-REPORTED_RE = re.compile(LOG_CALL_RE.pattern + r"|\.warn(?:ing)?\(")
+# A call that shows what it is given without raising it: a log call, a print (invoke 0.x's
+# `six.print_("Can't find any collection named …", file=sys.stderr)`, then `raise Exit(1)`)
+SHOWN_RE = re.compile(LOG_CALL_RE.pattern + r"|(?<![\w.])(?:six\.)?print_?\(")
+# or another `.warn(` (docutils' `self.directive.warn(errmsg)`, Sphinx's `logger.warning(msg)`)
+REPORTED_RE = re.compile(SHOWN_RE.pattern + r"|\.warn(?:ing)?\(")
 STRING_LINE_RE = re.compile(r"""^\s*[rRbBuUfF]{0,2}["']""")  # a line of a string split over lines
 ASSIGNED_RE = re.compile(r"^\s*(?:self\.)?(\w+)\s*(?::[^=]*)?\+?=[^=]")
 MESSAGE_NAME_RE = re.compile(r"template|message|msg|detail|error", re.IGNORECASE)
@@ -393,14 +413,14 @@ def at_a_raise(lines: list[str], number: int, commit: str, git: Any) -> bool:
     one of the five above raises (or makes an exception), or the text is given to a call of
     a function of the release that raises what it is given (a raise helper's:
     `self.error("…")`), or it is
-    assigned to a name that a raise in the 40 lines below reads (in its first ten lines),
-    or that names a message (`msg_template = "…"`); not a log call or another function's
-    argument (`scope.cancel("…")`)."""
-    above = lines[max(0, number - 6) : number]
-    if any(RAISING_RE.search(line) for line in above):
+    assigned to a name that a raise in the 40 lines below reads (in its call's first ten
+    lines), or that names a message (`msg_template = "…"`); not a log call, a print or
+    another function's argument (`scope.cancel("…")`)."""
+    above = [a for a in lines[max(0, number - 6) : number] if not a.lstrip().startswith("#")]
+    if any(RAISING_RE.search(line) for line in above):  # not a comment's "… we can just raise"
         return True
     opening = next((line for line in reversed(above) if not STRING_LINE_RE.match(line)), "")
-    if LOG_CALL_RE.search(opening):
+    if SHOWN_RE.search(opening):
         return False
     called = CALL_RE.findall(opening)  # the call the text is given to, if it is
     bodies = [body for name in called for _, body in function_bodies(git, commit, name)]
@@ -413,7 +433,8 @@ def at_a_raise(lines: list[str], number: int, commit: str, git: Any) -> bool:
             below = lines[number : number + 40]
             read = re.compile(rf"\b{name}\b")
             used = any(  # a raise (its call, over up to ten lines) reads the name
-                RAISING_RE.search(b) and any(map(read.search, below[n : n + 10]))
+                RAISING_RE.search(b)
+                and any(map(read.search, below[n : n + 10] if "(" in b else [b]))
                 for n, b in enumerate(below)
             )
             logged = any(REPORTED_RE.search(b) and read.search(b) for b in below)
