@@ -611,6 +611,54 @@ def test_of_two_errors_reworded_alike_an_older_raise_is_the_one_whose_check_it_k
     }
 
 
+def test_of_two_raises_of_the_message_in_other_files_the_older_is_the_one_whose_check_reads_alike(
+    tmp_path: Path,
+    make_content,  # type: ignore[no-untyped-def]
+) -> None:
+    # strawberry 0.157 → 0.158: the check of a union's types moved from `union()` to the
+    # schema converter, beside a twin raise of the message in the scalar's `__or__`; the
+    # older raise is `union()`'s, whose loop reads the types as the converter's does, though
+    # the twin's file comes first by name.
+    raising = '            raise UnionError(f"Type {type_} cannot be used in a union")\n'
+    union = "def union(name, types):\n    for type_ in types:\n        if not valid(type_):\n"
+    scalar = (
+        "class Scalar:\n"
+        "    def __or__(self, type_):\n"
+        '        raise UnionError(f"Type {type_} cannot be used in a union")\n'
+    )
+    converter = (
+        "class Converter:\n"
+        "    def from_union(self, union):\n"
+        "        for type_ in union.types:\n"
+        "            if not Union.valid(type_):\n"
+        "    " + raising
+    )
+    repo = GitRepo(tmp_path / "schema")
+    repo.write("pkg/custom_scalar.py", scalar)
+    for tag, files in [
+        ("v1", {"pkg/union.py": union + raising}),
+        (
+            "v2",
+            {
+                "pkg/union.py": "def union(name, types):\n    return types\n",
+                "pkg/convert.py": converter,
+            },
+        ),
+    ]:
+        for path, text in files.items():
+            repo.write(path, text)
+        repo.commit(tag)
+        repo.git("tag", tag)
+    content = make_content({})
+    scan = ("scan", str(repo.path), "--repo", "acme/schema", "--content", str(content))
+    assert run_cli(*scan).exit_code == 0
+    (record,) = history(content, repo)["records"]
+    assert [(r["release"], r["path"], r["line"]) for r in record["raised"]] == [
+        ("v1", "pkg/union.py", 4),
+        ("v2", "pkg/convert.py", 5),
+    ]
+
+
 def test_a_release_in_the_encoding_its_coding_line_names_is_read_and_one_not_text_is_unread(
     tmp_path: Path,
     make_content,  # type: ignore[no-untyped-def]

@@ -133,9 +133,13 @@ class Candidate:
     # `DateTimeError` after `if not match:`, and through `with change_exception(…)` below)
     same_way: bool
     distance: int  # lines from where it was (in its own file)
+    # the names its conditions share with those looked for: of two raises of the message in
+    # other files, the one whose check reads what it read (strawberry 0.157's `union()`,
+    # `for type_ in types`, not the twin `ScalarWrapper.__or__`, for `for type_ in union.types`)
+    shared: int = 0
 
     @property
-    def rank(self) -> tuple[int, bool, float, int, bool, int, str, int]:
+    def rank(self) -> tuple[int, bool, float, int, bool, int, int, str, int]:
         """Lower is better: of two messages alike, the one that keeps the check it was."""
         return (
             self.tier,
@@ -144,6 +148,7 @@ class Candidate:
             -self.same_check,
             not self.same_way,
             self.distance,
+            -self.shared,
             self.path,
             self.site.line,
         )
@@ -269,12 +274,27 @@ def candidates(
                 placeholders(site.template) == wanted.names
             )
             same_way = site.helper == wanted.helper
+            shared = len(condition_names(site.conditions) & condition_names(wanted.conditions))
             found.append(
                 Candidate(
-                    index, path, site, tier, place == 1, ratio, same_check, same_way, distance
+                    index,
+                    path,
+                    site,
+                    tier,
+                    place == 1,
+                    ratio,
+                    same_check,
+                    same_way,
+                    distance,
+                    shared,
                 )
             )
     return found
+
+
+def condition_names(conditions: tuple[str, ...]) -> frozenset[str]:
+    """The names of four letters or more that conditions read."""
+    return frozenset(WORD_RE.findall(" ".join(conditions)))
 
 
 def folded_terms(message: str) -> frozenset[str]:
