@@ -33,6 +33,14 @@ class GitRepo:
         self.git("commit", "-q", "-m", message)
         return self.git("rev-parse", "HEAD")
 
+    def release(self, tag: str, files: dict[str, str]) -> str:
+        """Write these files, commit them and tag the commit with that name."""
+        for name, text in files.items():
+            self.write(name, text)
+        commit = self.commit(tag)
+        self.git("tag", tag)
+        return commit
+
     def state(self) -> str:
         """A digest of every file (work tree and .git) plus refs and status."""
         digest = hashlib.sha256()

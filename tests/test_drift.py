@@ -700,9 +700,7 @@ def drafted_first_release(
     of its first release."""
     repo = GitRepo(tmp_path / "proj")
     for tag, text in releases:
-        repo.write(file, text)
-        repo.commit(tag)
-        repo.git("tag", tag)
+        repo.release(tag, {file: text})
     content = make_content({})
     scan = ("scan", str(repo.path), "--content", str(content), "--repo", "acme/proj")
     assert run_cli(*scan, "--commit", releases[0][0]).exit_code == 0

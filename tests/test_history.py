@@ -178,10 +178,8 @@ def test_tags_with_digits_apart_are_read_as_versions_and_a_run_with_none_says_ho
     # Alembic's and SQLAlchemy's `rel_1_13_0`; `1_2` alone reads as 1.2.
     repo = GitRepo(tmp_path / "proj")
     for number, tag in enumerate(["rel_0_9_0", "rel_1_10_0", "rel_1_9_2"]):
-        repo.write("pkg/mod.py", 'def f():\n    raise ValueError("no such revision")\n')
-        repo.write("pkg/version.py", f"VERSION = {number}\n")
-        repo.commit(tag)
-        repo.git("tag", tag)
+        raising = 'def f():\n    raise ValueError("no such revision")\n'
+        repo.release(tag, {"pkg/mod.py": raising, "pkg/version.py": f"VERSION = {number}\n"})
     content = make_content({})
     assert (
         run_cli("scan", str(repo.path), "--content", str(content), "--repo", "a/b").exit_code == 0
@@ -402,9 +400,7 @@ def test_python_2_releases_are_read_and_a_file_that_does_not_parse_is_not_said_t
         ("v1.2", "def content():\n" + raising),
         ("v1.3", conflict + "def content():\n" + raising),
     ]:
-        repo.write("pkg/models.py", text)
-        repo.commit(tag)
-        repo.git("tag", tag)
+        repo.release(tag, {"pkg/models.py": text})
     content = make_content({})
     scanned = run_cli(
         "scan", str(repo.path), "--repo", "acme/old", "--content", str(content), "--commit", "v1.2"
@@ -541,10 +537,7 @@ def test_after_releases_without_it_an_error_is_not_taken_for_another_files_alike
                 {"pkg/websockets.py": websocket.replace("'%s'", "%r"), "pkg/wsproto.py": empty},
             ),
         ]:
-            for path, text in files.items():
-                repo.write(path, text)
-            repo.commit(tag)
-            repo.git("tag", tag)
+            repo.release(tag, files)
         content = make_content({})
         scan = ("scan", str(repo.path), "--repo", "acme/asgi", "--content", str(content))
         assert run_cli(*scan, "--commit", "0.25", "--path", "pkg").exit_code == 0
@@ -590,9 +583,7 @@ def test_of_two_errors_reworded_alike_an_older_raise_is_the_one_whose_check_it_k
         ("v1.7", config("", "programable")),
         ("v1.8", config(syntax, "programmable")),
     ]:
-        repo.write("pkg/config.py", text)
-        repo.commit(tag)
-        repo.git("tag", tag)
+        repo.release(tag, {"pkg/config.py": text})
     content = make_content({})
     scan = ("scan", str(repo.path), "--repo", "acme/docs", "--content", str(content))
     assert run_cli(*scan).exit_code == 0
@@ -645,10 +636,7 @@ def test_of_two_raises_of_the_message_in_other_files_the_older_is_the_one_whose_
             },
         ),
     ]:
-        for path, text in files.items():
-            repo.write(path, text)
-        repo.commit(tag)
-        repo.git("tag", tag)
+        repo.release(tag, files)
     content = make_content({})
     scan = ("scan", str(repo.path), "--repo", "acme/schema", "--content", str(content))
     assert run_cli(*scan).exit_code == 0
@@ -744,9 +732,7 @@ def test_a_warning_that_became_an_error_of_its_first_half_is_the_same_error(
             '        raise ValueError("on_error hook did not raise an exception") from error\n',
         ),
     ]:
-        repo.write("pkg/core.py", parse.format(tail))
-        repo.commit(tag)
-        repo.git("tag", tag)
+        repo.release(tag, {"pkg/core.py": parse.format(tail)})
     content = make_content({})
     scan = ("scan", str(repo.path), "--repo", "acme/args", "--content", str(content))
     assert run_cli(*scan).exit_code == 0
