@@ -647,6 +647,47 @@ def test_of_two_raises_of_the_message_in_other_files_the_older_is_the_one_whose_
     ]
 
 
+def test_of_a_message_raised_twice_one_reworded_is_the_error_the_other_is_another(
+    tmp_path: Path,
+    make_content,  # type: ignore[no-untyped-def]
+) -> None:
+    # litestar 1.51 raised "Cannot call cleanup on a closed group" in `add` and in `cleanup`;
+    # 2.16 reworded the one in `add` (then moved the package): "Cannot call .add …" was the
+    # first, though the message was raised beside it, once, where it was last seen.
+    group = (
+        "class Group:\n"
+        "    def add(self, hook):\n"
+        "        if self.closed:\n"
+        '            raise RuntimeError("Cannot call ADD on a closed group")\n'
+        "    def cleanup(self):\n"
+        "        if self.closed:\n"
+        '            raise RuntimeError("Cannot call cleanup on a closed group")\n'
+    )
+    repo = GitRepo(tmp_path / "app")
+    repo.release("v1", {"pkg/provide.py": group.replace("ADD", "cleanup")})
+    repo.git("rm", "-q", "pkg/provide.py")
+    repo.release("v2", {"src/cleanup.py": group.replace("ADD", ".add")})
+    content = make_content({})
+    scan = ("scan", str(repo.path), "--repo", "acme/app", "--content", str(content))
+    assert run_cli(*scan).exit_code == 0
+    raised = {
+        record["raised"][-1]["message"]: [
+            (r["release"], r["path"], r["line"]) for r in record["raised"]
+        ]
+        for record in history(content, repo)["records"]
+    }
+    assert raised == {
+        "Cannot call .add on a closed group": [
+            ("v1", "pkg/provide.py", 4),
+            ("v2", "src/cleanup.py", 4),
+        ],
+        "Cannot call cleanup on a closed group": [
+            ("v1", "pkg/provide.py", 7),
+            ("v2", "src/cleanup.py", 7),
+        ],
+    }
+
+
 def test_a_release_in_the_encoding_its_coding_line_names_is_read_and_one_not_text_is_unread(
     tmp_path: Path,
     make_content,  # type: ignore[no-untyped-def]

@@ -63,7 +63,7 @@ from errpages.site.model import Place, Record
 # `Path`, however alike their shapes. And a raise a file made as it is (message and class)
 # beside the record's, where that was last seen, is that other raise found again: never the
 # record's reworded, nor moved there with another class ("Missing end comment #}" gone from
-# tornado's parser is not its "Empty expression").
+# tornado's parser is not its "Empty expression"), unless the file made it more often.
 CHANGED_SIMILARITY = 0.6
 CHANGED_SIMILARITY_ELSEWHERE = 0.75
 WORDS_KEPT = 0.75
@@ -213,24 +213,33 @@ class Wanted:
         )
 
 
-def raised_beside(code: Code, wanted: Wanted, path: str) -> dict[str, set[str]]:
-    """The messages a file raised where the raise wanted was seen (its own file by the path
-    it had there), and the classes each was raised with."""
-    path = wanted.seen_path if path == wanted.path else path
-    try:
-        parsed = code.file(wanted.seen, path)
-    except (GitError, PinError):
-        return {}  # not there
-    raised: dict[str, set[str]] = {}
-    for site, template in zip(parsed.sites, parsed.templates, strict=True):
-        raised.setdefault(template, set()).add(site.exception)
+def raised_beside(code: Code, wanted: Wanted, path: str) -> dict[str, list[str]]:
+    """The messages raised where the raise wanted was seen, in its own file (by the path it
+    had there) and in the file looked in (a file that was there beside it, though git may
+    pair the two as a rename), and the class of each raise of each."""
+    raised: dict[str, list[str]] = {}
+    for there in dict.fromkeys((wanted.seen_path, path)):
+        try:
+            parsed = code.file(wanted.seen, there)
+        except (GitError, PinError):
+            continue  # not there
+        for site, template in zip(parsed.sites, parsed.templates, strict=True):
+            raised.setdefault(template, []).append(site.exception)
     return raised
 
 
-def found_again(site: RaiseSite, template: str, beside: dict[str, set[str]]) -> bool:
-    """Whether a raise is one the file raised as it is (message and class) beside the one
-    wanted, where that was seen: that raise found again, not the one wanted changed."""
-    return any(same_exception(site.exception, name) for name in beside.get(template, ()))
+def found_again(
+    site: RaiseSite, template: str, beside: dict[str, list[str]], here: dict[str, list[str]]
+) -> bool:
+    """Whether a raise is one raised as it is (message and class) beside the one wanted,
+    where that was seen: that raise found again, not the one wanted changed; unless the file
+    raises it more often here than it was raised there (litestar 1.51 raised "Cannot call
+    cleanup …" twice, and 2.16 reworded the one in `add`)."""
+
+    def count(raised: dict[str, list[str]]) -> int:
+        return sum(same_exception(site.exception, name) for name in raised.get(template, ()))
+
+    return count(beside) >= count(here)
 
 
 def placeholders(template: str) -> tuple[str, ...]:
@@ -250,14 +259,17 @@ def candidates(
             parsed = code.file(target, path)
         except (GitError, PinError):
             continue  # not text (a binary file): no raise here
-        beside: dict[str, set[str]] | None = None  # read when first needed
+        beside: dict[str, list[str]] | None = None  # read when first needed
+        here: dict[str, list[str]] = {}
+        for site, template in zip(parsed.sites, parsed.templates, strict=True):
+            here.setdefault(template, []).append(site.exception)
         for site, template, words in zip(parsed.sites, parsed.templates, parsed.words, strict=True):
             if (template == wanted.message) != exact:
                 continue
             tier = 0 if exact and same_exception(wanted.exception, site.exception) else 1
             if tier == 1 and (place == 1 or not exact):  # moved with another class, or reworded
                 beside = raised_beside(code, wanted, path) if beside is None else beside
-                if found_again(site, template, beside):
+                if found_again(site, template, beside, here):
                     continue
             if exact:
                 ratio = 1.0
