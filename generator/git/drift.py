@@ -229,17 +229,23 @@ def raised_beside(code: Code, wanted: Wanted, path: str) -> dict[str, list[str]]
 
 
 def found_again(
-    site: RaiseSite, template: str, beside: dict[str, list[str]], here: dict[str, list[str]]
+    site: RaiseSite,
+    template: str,
+    beside: dict[str, list[str]],
+    here: dict[str, list[str]],
+    wanted: Wanted,
 ) -> bool:
     """Whether a raise is one raised as it is (message and class) beside the one wanted,
-    where that was seen: that raise found again, not the one wanted changed; unless the file
-    raises it more often here than it was raised there (litestar 1.51 raised "Cannot call
-    cleanup …" twice, and 2.16 reworded the one in `add`)."""
+    where that was seen: that raise found again, not the one wanted changed; unless it is in
+    the wanted one's function and the file raises it more often here than it was raised
+    there (litestar 1.51 raised "Cannot call cleanup …" in `add` and in `cleanup`, and 2.16
+    reworded the one in `add`)."""
 
     def count(raised: dict[str, list[str]]) -> int:
         return sum(same_exception(site.exception, name) for name in raised.get(template, ()))
 
-    return count(beside) >= count(here)
+    copied = bool(wanted.scope) and site.scope == wanted.scope and count(beside) < count(here)
+    return count(beside) > 0 and not copied
 
 
 def placeholders(template: str) -> tuple[str, ...]:
@@ -269,7 +275,7 @@ def candidates(
             tier = 0 if exact and same_exception(wanted.exception, site.exception) else 1
             if tier == 1 and (place == 1 or not exact):  # moved with another class, or reworded
                 beside = raised_beside(code, wanted, path) if beside is None else beside
-                if found_again(site, template, beside, here):
+                if found_again(site, template, beside, here, wanted):
                     continue
             if exact:
                 ratio = 1.0
