@@ -63,7 +63,8 @@ from errpages.site.model import Place, Record
 # `Path`, however alike their shapes. And a raise a file made as it is (message and class)
 # beside the record's, where that was last seen, is that other raise found again: never the
 # record's reworded, nor moved there with another class ("Missing end comment #}" gone from
-# tornado's parser is not its "Empty expression"), unless the file made it more often.
+# tornado's parser is not its "Empty expression"), unless the file made it more often
+# in the record's own function (one of two copies reworded).
 CHANGED_SIMILARITY = 0.6
 CHANGED_SIMILARITY_ELSEWHERE = 0.75
 WORDS_KEPT = 0.75
