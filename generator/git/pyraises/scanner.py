@@ -9,7 +9,7 @@ import functools
 import itertools
 import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from errpages.git.pyraises.bindings import (
@@ -856,7 +856,7 @@ class _Scanner:
                 receiver,
                 called_on=called_on,
                 names=tuple(map(dotted, call.args)) if kind == "with" else (),
-                items=tuple(map(self.item_templates(node), call.args)) if kind == "raise" else (),
+                items=tuple(self.spread_templates(node, a) for a in call.args if kind == "raise"),
             )
         )
         return True
@@ -1029,15 +1029,11 @@ class _Scanner:
             for message in self.templates(node, "", argument)[0]
         )
 
-    def item_templates(self, node: ast.stmt) -> Callable[[ast.expr], tuple[tuple[Given, ...], ...]]:
+    def spread_templates(self, node: ast.stmt, argument: ast.expr) -> tuple[tuple[Given, ...], ...]:
         """What the messages of each item an argument is spread into can be: a tuple's items,
         or the argument itself (`(c)`, one character)."""
-
-        def items(argument: ast.expr) -> tuple[tuple[Given, ...], ...]:
-            elements = argument.elts if isinstance(argument, ast.Tuple) else [argument]
-            return tuple(self.argument_templates(node, element) for element in elements)
-
-        return items
+        elements = argument.elts if isinstance(argument, ast.Tuple) else [argument]
+        return tuple(self.argument_templates(node, element) for element in elements)
 
     def walks_class(self) -> str:
         """The class the walk is in (the nearest), or ""."""
